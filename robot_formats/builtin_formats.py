@@ -1,0 +1,19 @@
+"""Registers the readers robot_formats ships. Imported lazily by :mod:`robot_formats.formats`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lxml import etree
+
+from .errors import Diagnostic
+from .formats import FormatSpec, register
+from .model import Scene
+from .urdf.reader import parse_urdf_element
+
+
+def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+    return parse_urdf_element(root, str(path), warnings)
+
+
+register(FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format'))

@@ -1,0 +1,145 @@
+"""The one error family of robot_formats, and the warnings that travel with a result.
+
+Every failure to read a document is a :class:`FormatError` subclass carrying the file, the line
+(when one applies) and a sentence a person can act on. ``str(error)`` is the ``file:line: message``
+form the CLI prints. Warnings are never printed by the library: loaders collect them as
+:class:`Diagnostic` records and return them with the result.
+
+Codes follow libsdformat's names where one applies (``DUPLICATE_NAME``,
+``FRAME_ATTACHED_TO_CYCLE``, ...), so a user who knows one tool recognises the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    'Diagnostic',
+    'FormatError',
+    'XmlSyntaxError',
+    'UnsafeXmlError',
+    'FileAccessError',
+    'UnknownFormatError',
+    'SchemaError',
+    'InvalidValueError',
+    'ReferenceError',
+    'CycleError',
+    'DuplicateNameError',
+    'StructureError',
+    'UnsupportedError',
+    'location',
+]
+
+
+def location(file: str | Path | None, line: int | None) -> str:
+    """Render ``file:line`` (or whichever part is known) for messages."""
+    where = str(file) if file else '<input>'
+    return f'{where}:{line}' if line else where
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A warning (or, inside collecting validators, an error) with its place in the source."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    code: str = 'WARNING'
+
+    def __str__(self) -> str:
+        return f'{location(self.file, self.line)}: {self.message}'
+
+
+class FormatError(Exception):
+    """Base of every error robot_formats raises for a document it cannot use.
+
+    Attributes:
+        message: one human sentence saying what is wrong (and, where possible, what to do).
+        file: the document the problem is in, or None for in-memory input.
+        line: 1-based line of the offending element, or None when no line applies.
+        code: a stable upper-case name of the kind of problem (libsdformat's where one exists).
+    """
+
+    code = 'FORMAT_ERROR'
+
+    def __init__(self, message: str, file: str | Path | None = None, line: int | None = None,
+                 code: str | None = None) -> None:
+        self.message = message
+        self.file = str(file) if file is not None else None
+        self.line = line
+        if code is not None:
+            self.code = code
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f'{location(self.file, self.line)}: {self.message}'
+
+    def __reduce__(self):  # keep pickling (multiprocessing) working with keyword-ish state
+        return (type(self), (self.message, self.file, self.line, self.code))
+
+
+class XmlSyntaxError(FormatError):
+    """The document is not well-formed XML."""
+
+    code = 'XML_SYNTAX'
+
+
+class UnsafeXmlError(FormatError):
+    """The document uses XML features refused for safety: DTDs, entities, oversize input."""
+
+    code = 'XML_UNSAFE'
+
+
+class FileAccessError(FormatError):
+    """A file could not be found or read."""
+
+    code = 'FILE_READ'
+
+
+class UnknownFormatError(FormatError):
+    """Neither the file extension nor the root element names a format robot_formats reads."""
+
+    code = 'UNKNOWN_FORMAT'
+
+
+class SchemaError(FormatError):
+    """A required element or attribute is missing, or an element is not allowed where it is."""
+
+    code = 'ELEMENT_INVALID'
+
+
+class InvalidValueError(FormatError):
+    """A value could not be read: not a number, not finite, out of range, wrong count."""
+
+    code = 'ELEMENT_INCORRECT_TYPE'
+
+
+class ReferenceError(FormatError):  # noqa: A001 - deliberate: the format-level meaning
+    """A name refers to a link, joint or frame that does not exist."""
+
+    code = 'REFERENCE_INVALID'
+
+
+class CycleError(FormatError):
+    """Links, joints or frames form a loop where a tree is required."""
+
+    code = 'CYCLE'
+
+
+class DuplicateNameError(FormatError):
+    """Two siblings share a name that must be unique."""
+
+    code = 'DUPLICATE_NAME'
+
+
+class StructureError(FormatError):
+    """The kinematic structure is not a usable tree (several roots, several parents, ...)."""
+
+    code = 'STRUCTURE_INVALID'
+
+
+class UnsupportedError(FormatError):
+    """The document is valid but asks for something robot_formats does not do."""
+
+    code = 'UNSUPPORTED'

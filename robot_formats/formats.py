@@ -1,0 +1,106 @@
+"""Which format a file is in, and the registry of readers.
+
+A format is chosen from the file extension and the document's root element: the extension
+proposes, the root element decides (a ``.xml`` file can be anything; a ``.urdf`` whose root is
+``<sdf>`` is read as SDFormat, with a warning). Each format module registers a
+:class:`FormatSpec`; nothing here knows a format's insides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from lxml import etree
+
+from .errors import Diagnostic, UnknownFormatError
+from .model import Scene
+from .xmlsafe import local_name, read_xml
+
+__all__ = ['FormatSpec', 'LoadResult', 'register', 'registered', 'detect', 'load']
+
+#: Reads a document: (path, parsed root element, warnings sink) -> scene.
+Reader = Callable[[Path, etree._Element, list[Diagnostic]], Scene]
+
+
+@dataclass(frozen=True, slots=True)
+class FormatSpec:
+    """How to recognise and read one format."""
+
+    name: str                       #: stable identifier used in CLI/JSON output ("urdf", ...)
+    extensions: tuple[str, ...]     #: lower-case, with dot
+    root_tags: tuple[str, ...]      #: local names of accepted root elements
+    reader: Reader
+    description: str = ''
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """What :func:`load` returns: the scene, the format it was read as, and warnings."""
+
+    scene: Scene
+    format: str
+    path: str
+    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
+
+
+_REGISTRY: dict[str, FormatSpec] = {}
+
+
+def register(spec: FormatSpec) -> None:
+    """Add (or replace) a format reader."""
+    _REGISTRY[spec.name] = spec
+
+
+def registered() -> tuple[FormatSpec, ...]:
+    """Every known format, in registration order."""
+    _ensure_builtin()
+    return tuple(_REGISTRY.values())
+
+
+def _ensure_builtin() -> None:
+    if _REGISTRY:
+        return
+    from . import builtin_formats  # noqa: F401  (registers on import)
+
+
+def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> FormatSpec:
+    """The format for ``path`` with root element ``root``."""
+    specs = registered()
+    tag = local_name(root)
+    suffix = ''.join(path.suffixes[-1:]).lower()
+    by_extension = [s for s in specs if suffix in s.extensions]
+    by_root = [s for s in specs if tag in s.root_tags]
+    for spec in by_extension:
+        if spec in by_root:
+            return spec
+    if by_root:
+        if by_extension:
+            warnings.append(Diagnostic(
+                f'the extension {suffix!r} suggests {by_extension[0].name} but the root element '
+                f'<{tag}> is {by_root[0].name}; reading it as {by_root[0].name}', str(path),
+                root.sourceline, 'FORMAT_MISMATCH'))
+        return by_root[0]
+    known = ', '.join(f'{s.name} ({"/".join(s.extensions)}, <{"|".join(s.root_tags)}>)'
+                      for s in specs)
+    if suffix == '.xacro':
+        raise UnknownFormatError('xacro files must be expanded first (run xacro on it and load '
+                                 'the resulting URDF)', str(path), root.sourceline)
+    raise UnknownFormatError(f'unknown format: root element <{tag}> with extension '
+                             f'{suffix or "(none)"!r}; supported: {known}', str(path),
+                             root.sourceline)
+
+
+def load(path: str | Path) -> LoadResult:
+    """Read any supported robot, scene or problem file.
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with file, line and a sentence.
+    """
+    path = Path(path)
+    warnings: list[Diagnostic] = []
+    root = read_xml(path)
+    spec = detect(path, root, warnings)
+    scene = spec.reader(path, root, warnings)
+    return LoadResult(scene, spec.name, str(path), tuple(warnings))

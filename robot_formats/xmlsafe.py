@@ -1,0 +1,161 @@
+"""Safe XML reading shared by every format parser.
+
+Robot descriptions come from strangers' repositories, so the parser is locked down: no DTD
+loading, no entity expansion (billion laughs), no external entities, no network access, and a
+bound on input size. A document that declares entities or points at an external DTD is refused
+with :class:`~robot_formats.errors.UnsafeXmlError` rather than parsed partially.
+
+Also the small typed accessors every parser needs (``attr_float``, ``vector``, ...), which turn
+bad text into :class:`~robot_formats.errors.InvalidValueError` with file and line.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from lxml import etree
+
+from .errors import FileAccessError, InvalidValueError, SchemaError, UnsafeXmlError, XmlSyntaxError
+
+__all__ = [
+    'MAX_XML_BYTES',
+    'parse_xml_bytes',
+    'read_xml',
+    'read_bytes',
+    'local_name',
+    'floats',
+    'required_attr',
+    'attr_float',
+    'text_floats',
+]
+
+#: Largest document accepted. Real robot files are far below this (atlas URDF: 64 kB).
+MAX_XML_BYTES = 64 * 1024 * 1024
+
+
+def _parser() -> etree.XMLParser:
+    # A new parser per call: lxml parsers are not thread-safe, and nodes may load in threads.
+    return etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+        huge_tree=False, remove_comments=True, remove_pis=True, collect_ids=False)
+
+
+def read_bytes(path: str | Path, limit: int = MAX_XML_BYTES) -> bytes:
+    """Read a file, turning OS errors and oversize input into typed errors."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise FileAccessError('is a directory, not a file', path)
+        size = path.stat().st_size
+        if size > limit:
+            raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
+        return path.read_bytes()
+    except FileNotFoundError as err:
+        raise FileAccessError('no such file', path) from err
+    except PermissionError as err:
+        raise FileAccessError('permission denied', path) from err
+    except OSError as err:
+        raise FileAccessError(f'cannot read file: {err.strerror or err}', path) from err
+
+
+def parse_xml_bytes(data: bytes, file: str | Path | None = None) -> etree._Element:
+    """Parse a document safely and return its root element.
+
+    Raises:
+        UnsafeXmlError: the document is too large, declares entities, or references a DTD.
+        XmlSyntaxError: the document is not well-formed XML.
+    """
+    if len(data) > MAX_XML_BYTES:
+        raise UnsafeXmlError(f'document is {len(data)} bytes; the limit is {MAX_XML_BYTES}', file)
+    if not data.strip():
+        raise XmlSyntaxError('the file is empty', file, 1)
+    try:
+        root = etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as err:
+        line = err.lineno if err.lineno and err.lineno > 0 else None
+        message = _clean_lxml_message(err.msg or str(err))
+        if 'entity' in message.lower() or 'doctype' in message.lower():
+            raise UnsafeXmlError(f'XML entities are not allowed: {message}', file, line) from err
+        raise XmlSyntaxError(f'malformed XML: {message}', file, line) from err
+    _refuse_dtd(root, file)
+    return root
+
+
+def read_xml(path: str | Path) -> etree._Element:
+    """Read and safely parse the XML file at ``path``."""
+    return parse_xml_bytes(read_bytes(path), path)
+
+
+def _clean_lxml_message(message: str) -> str:
+    # lxml appends ", line N, column M" which we report through FormatError.line instead.
+    head, _, _ = message.partition(', line ')
+    return head.strip() or message
+
+
+def _refuse_dtd(root: etree._Element, file: str | Path | None) -> None:
+    docinfo = root.getroottree().docinfo
+    if docinfo.system_url or docinfo.public_id:
+        raise UnsafeXmlError('external DTDs are not allowed (the DOCTYPE names '
+                             f'{docinfo.system_url or docinfo.public_id!r})', file, 1)
+    dtd = docinfo.internalDTD
+    if dtd is not None and any(True for _ in dtd.iterentities()):
+        raise UnsafeXmlError('XML entity declarations are not allowed (they can expand without '
+                             'bound or read other files); remove the <!ENTITY> declarations',
+                             file, 1)
+    for node in root.iter(etree.Entity):
+        raise UnsafeXmlError(f'entity reference {node.text} is not allowed', file, node.sourceline)
+
+
+def local_name(element: etree._Element) -> str:
+    """Tag without namespace; '' for comments and other non-elements."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return ''
+    return tag.rpartition('}')[2]
+
+
+def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
+           count: int | None = None) -> tuple[float, ...]:
+    """Parse whitespace-separated finite floats, with an exact count if given."""
+    parts = (text or '').split()
+    values = []
+    for part in parts:
+        try:
+            value = float(part)
+        except ValueError:
+            raise InvalidValueError(f'{what}: {part!r} is not a number', file, line) from None
+        if not math.isfinite(value):
+            raise InvalidValueError(f'{what}: {part!r} is not a finite number', file, line)
+        values.append(value)
+    if count is not None and len(values) != count:
+        raise InvalidValueError(f'{what}: expected {count} numbers, got {len(values)} '
+                                f'({(text or "").strip()!r})', file, line)
+    return tuple(values)
+
+
+def required_attr(element: etree._Element, name: str, file: str | Path | None) -> str:
+    """The attribute's value, or a SchemaError naming the element and attribute."""
+    value = element.get(name)
+    if value is None:
+        raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
+                          element.sourceline)
+    return value
+
+
+def attr_float(element: etree._Element, name: str, file: str | Path | None,
+               default: float | None = None) -> float:
+    """A single finite float attribute; ``default`` when absent (SchemaError if no default)."""
+    value = element.get(name)
+    if value is None:
+        if default is None:
+            raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
+                              element.sourceline)
+        return default
+    return floats(value, file, element.sourceline, f'<{local_name(element)} {name}>', 1)[0]
+
+
+def text_floats(element: etree._Element, file: str | Path | None, count: int | None = None
+                ) -> tuple[float, ...]:
+    """The element's text as floats."""
+    return floats(element.text, file, element.sourceline, f'<{local_name(element)}>', count)
