@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
                           'over ROS 2, then exit')
     echo.add_argument('--timeout', type=float, default=30.0)
     echo.add_argument('--min-frames', type=int, default=1,
-                      help='wait until at least this many frames are known')
+                      help='wait until at least this many frames (root included) are known')
     echo.add_argument('--json', action='store_true')
     echo.set_defaults(handler=_cmd_tf_echo)
     return parser

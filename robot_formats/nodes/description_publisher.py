@@ -1,0 +1,266 @@
+"""``description_publisher``: robot_description and TF for any format robot_formats reads.
+
+Like robot_state_publisher, for every format and for floating and multi-DoF joints too:
+
+* ``robot_description`` (std_msgs/String, reliable, transient_local, depth 1): the URDF;
+* ``/tf_static`` (transient_local): every fixed transform, once, and again after a reload;
+* ``/tf``: moving joints, from ``joint_states`` (sensor_msgs/JointState); mimic joints follow;
+  rate-capped by ``publish_frequency``; messages whose name and position lengths differ are
+  dropped with a throttled warning; unknown names are ignored;
+* with ``publish_joint_states``, the initial configuration on ``joint_states`` at
+  ``publish_frequency``, so rviz shows the whole tree with no other node;
+* ``~/reload`` (robot_formats_interfaces/srv/Reload): load a new (or the same) file; the new file
+  is parsed completely first, and on failure the old model keeps being served.
+
+Frame ids are the document's frame names (see docs/nodes.md) with ``frame_prefix`` prepended
+literally. The node never parses XML itself: :class:`robot_formats.description.Description`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import TransformStamped
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from robot_formats_interfaces.srv import Reload
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+
+from ..description import Description, parse_positions
+from ..errors import FormatError
+from .tf_wire import TfMessageTemplate
+
+__all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
+
+#: robot_description and /tf_static: late subscribers get the last message.
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: /tf as tf2_ros publishes it.
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                    durability=DurabilityPolicy.VOLATILE)
+
+
+class DescriptionPublisher(Node):
+    """Publishes one description; swaps it atomically on a successful reload."""
+
+    def __init__(self, node_name: str = 'description_publisher', **kwargs) -> None:
+        super().__init__(node_name, **kwargs)
+        self._declare_parameters()
+        self.description: Description | None = None
+        self.positions = np.zeros(0)
+        self._templates: dict[tuple[int, ...], TfMessageTemplate] = {}
+        self._last_tf_time = -math.inf
+        self._pending: tuple[np.ndarray, tuple[int, int]] | None = None
+        self._frame_prefix = str(self.get_parameter('frame_prefix').value)
+
+        self.description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
+        self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
+        self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
+        self.joint_states_pub = None
+        if self.get_parameter('publish_joint_states').value:
+            self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.create_subscription(JointState, 'joint_states', self.joint_states_callback, 100)
+        self.create_service(Reload, '~/reload', self.reload_callback)
+
+        self._try_initial_load()
+        self.add_on_set_parameters_callback(self.parameters_callback)
+        period = 1.0 / self._frequency()
+        self.create_timer(period, self.timer_callback)
+
+    # --- parameters -------------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        def text(description: str) -> ParameterDescriptor:
+            return ParameterDescriptor(description=description)
+
+        self.declare_parameter('description_file', '', text(
+            'Robot, world or problem file in any format robot_formats reads.'))
+        self.declare_parameter('frame_prefix', '', text(
+            'Prepended literally to every TF frame id (robot_state_publisher semantics).'))
+        self.declare_parameter('publish_frequency', 20.0, text(
+            'Maximum rate (Hz) of /tf and of the joint states this node publishes.'))
+        self.declare_parameter('publish_joint_states', False, text(
+            'Publish the initial configuration on joint_states (for rviz without other nodes).'))
+        self.declare_parameter('initial_positions', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
+            type=ParameterType.PARAMETER_STRING_ARRAY,
+            description="Overrides of the file's initial configuration: ['joint=value', ...]."))
+
+    def _frequency(self) -> float:
+        value = float(self.get_parameter('publish_frequency').value)
+        return value if math.isfinite(value) and value > 0 else 20.0
+
+    def _initial_overrides(self) -> dict[str, float]:
+        value = self.get_parameter_or('initial_positions', None).value
+        return parse_positions(list(value or []))
+
+    def parameters_callback(self, parameters: list[Parameter]) -> SetParametersResult:
+        """A new ``description_file`` must load completely, or the change is refused."""
+        for parameter in parameters:
+            if parameter.name == 'frame_prefix':
+                return SetParametersResult(successful=False, reason='frame_prefix is read-only '
+                                           'while running; restart the node to change it')
+            if parameter.name == 'description_file':
+                error = self._load_and_swap(str(parameter.value))
+                if error:
+                    return SetParametersResult(successful=False, reason=error)
+        return SetParametersResult(successful=True)
+
+    # --- loading ----------------------------------------------------------------------------
+    def _try_initial_load(self) -> None:
+        path = str(self.get_parameter('description_file').value)
+        if not path:
+            self.get_logger().error('parameter description_file is empty; call ~/reload with a '
+                                    'path to start publishing')
+            return
+        error = self._load_and_swap(path)
+        if error:
+            self.get_logger().error(f'{error}; still serving nothing - fix the file and call '
+                                    '~/reload')
+
+    def _load_and_swap(self, path: str) -> str | None:
+        """Load ``path``; on success publish it and return None, else return the error."""
+        try:
+            description = Description.load(path, self._initial_overrides())
+        except FormatError as err:
+            return str(err)
+        except ValueError as err:  # bad initial_positions parameter
+            return f'initial_positions: {err}'
+        except Exception as err:  # noqa: BLE001 - a bug must not take the node down
+            self.get_logger().error(f'internal error loading {path}: {err!r}')
+            return f'internal error: {type(err).__name__}: {err}'
+        for warning in description.warnings:
+            self.get_logger().warning(str(warning))
+        self.description = description
+        self.positions = description.initial_vector()
+        self._templates.clear()
+        self._publish_description()
+        self.get_logger().info(
+            f'serving {path} ({description.format}, {len(description.urdf_tree.links)} frames, '
+            f'{len(description.dof_names)} DoF)')
+        return None
+
+    def _publish_description(self) -> None:
+        assert self.description is not None
+        self.description_pub.publish(String(data=self.description.urdf))
+        stamp = self.get_clock().now().to_msg()
+        transforms = []
+        for static in self.description.static:
+            msg = TransformStamped()
+            msg.header.stamp = stamp
+            msg.header.frame_id = self._frame_prefix + static.parent
+            msg.child_frame_id = self._frame_prefix + static.child
+            msg.transform.translation.x, msg.transform.translation.y, \
+                msg.transform.translation.z = static.xyz
+            rotation = msg.transform.rotation
+            rotation.x, rotation.y, rotation.z, rotation.w = static.quat
+            transforms.append(msg)
+        self.tf_static_pub.publish(TFMessage(transforms=transforms))
+        self._publish_moving(np.arange(len(self.description.solver.moving), dtype=np.intp),
+                             self._now())
+        self._publish_joint_states()
+
+    # --- joint states -> /tf ------------------------------------------------------------------
+    def _now(self) -> tuple[int, int]:
+        nanoseconds = self.get_clock().now().nanoseconds
+        return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
+
+    def joint_states_callback(self, msg: JointState) -> None:
+        description = self.description
+        if description is None:
+            return
+        if len(msg.name) != len(msg.position):
+            self.get_logger().warning(
+                f'dropped a joint_states message with {len(msg.name)} names but '
+                f'{len(msg.position)} positions', throttle_duration_sec=10.0)
+            return
+        mapping, edges = description.solver.select(msg.name)
+        if mapping.shape[1]:
+            values = np.asarray(msg.position, dtype=float)[mapping[0]]
+            finite = np.isfinite(values)
+            if not finite.all():
+                self.get_logger().warning('ignored non-finite joint positions',
+                                          throttle_duration_sec=10.0)
+                mapping, values = mapping[:, finite], values[finite]
+            self.positions[mapping[1]] = values
+        if edges.size == 0:
+            return
+        stamp = (msg.header.stamp.sec, msg.header.stamp.nanosec)
+        if stamp == (0, 0):
+            stamp = self._now()
+        now = time.monotonic()
+        if now - self._last_tf_time < 0.999 / self._frequency():
+            self._pending = (edges, stamp)  # published by the timer if nothing newer comes
+            return
+        self._publish_moving(edges, stamp)
+
+    def _publish_moving(self, edges: np.ndarray, stamp: tuple[int, int]) -> None:
+        description = self.description
+        if description is None or edges.size == 0:
+            return
+        key = tuple(edges.tolist())
+        template = self._templates.get(key)
+        if template is None:
+            prefix = self._frame_prefix
+            template = TfMessageTemplate([(prefix + description.solver.pairs[i][0],
+                                           prefix + description.solver.pairs[i][1])
+                                          for i in key])
+            if len(self._templates) > 64:
+                self._templates.clear()
+            self._templates[key] = template
+        _, translations, quaternions = description.solver.solve(self.positions, edges)
+        self.tf_pub.publish(template.fill(stamp[0], stamp[1], translations, quaternions))
+        self._last_tf_time = time.monotonic()
+        self._pending = None
+
+    def timer_callback(self) -> None:
+        if self._pending is not None:
+            edges, stamp = self._pending
+            self._publish_moving(edges, stamp)
+        self._publish_joint_states()
+
+    def _publish_joint_states(self) -> None:
+        if self.joint_states_pub is None or self.description is None:
+            return
+        msg = JointState()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = list(self.description.dof_names)
+        msg.position = self.description.initial_vector().tolist()
+        self.joint_states_pub.publish(msg)
+
+    # --- services ---------------------------------------------------------------------------
+    def reload_callback(self, request: Reload.Request, response: Reload.Response
+                        ) -> Reload.Response:
+        path = request.path or str(self.get_parameter('description_file').value)
+        if not path:
+            response.success, response.message = False, 'no path given and none loaded before'
+            return response
+        result = self.set_parameters([Parameter('description_file', value=path)])[0]
+        response.success = bool(result.successful)
+        if result.successful and self.description is not None:
+            response.format = self.description.format
+            response.message = (f'loaded {path} ({self.description.format}, '
+                                f'{len(self.description.dof_names)} DoF)')
+        else:
+            response.message = result.reason or 'reload failed'
+        return response
+
+
+def main(args: list[str] | None = None) -> int:
+    try:
+        with rclpy.init(args=args):
+            node = DescriptionPublisher()
+            rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

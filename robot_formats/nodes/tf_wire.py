@@ -1,0 +1,68 @@
+"""Serialise ``tf2_msgs/msg/TFMessage`` straight to CDR bytes for ``Publisher.publish``.
+
+Building 100 ``TransformStamped`` Python objects per joint state costs more than the whole
+kinematics; the frame names never change, so :class:`TfMessageTemplate` lays out the message
+once (XCDR1 little endian, as rmw_fastrtps_cpp sends it) and per message only writes stamps and
+7 doubles per transform into fixed offsets. rclpy publishes ``bytes`` with ``publish_raw``.
+The tests check the bytes against ``rclpy.serialization.serialize_message``.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ['TfMessageTemplate']
+
+_HEADER = b'\x00\x01\x00\x00'  # CDR_LE encapsulation, options 0
+
+
+def _pad(buffer: bytearray, alignment: int) -> None:
+    # Alignment is relative to the payload, which starts after the 4-byte encapsulation header.
+    buffer.extend(b'\x00' * (-(len(buffer) - 4) % alignment))
+
+
+def _string(buffer: bytearray, text: str) -> None:
+    data = text.encode('utf-8') + b'\x00'
+    _pad(buffer, 4)
+    buffer.extend(struct.pack('<I', len(data)))
+    buffer.extend(data)
+
+
+class TfMessageTemplate:
+    """A TFMessage with fixed (parent, child) frame pairs; fill in stamps and poses."""
+
+    def __init__(self, pairs: Sequence[tuple[str, str]]) -> None:
+        buffer = bytearray(_HEADER)
+        buffer.extend(struct.pack('<I', len(pairs)))
+        stamp_offsets, pose_offsets = [], []
+        for parent, child in pairs:
+            _pad(buffer, 4)
+            stamp_offsets.append(len(buffer))
+            buffer.extend(b'\x00' * 8)          # builtin_interfaces/Time: int32 sec, uint32 ns
+            _string(buffer, parent)              # header.frame_id
+            _string(buffer, child)               # child_frame_id
+            _pad(buffer, 8)
+            pose_offsets.append(len(buffer))
+            buffer.extend(struct.pack('<7d', 0, 0, 0, 0, 0, 0, 1))
+        self.count = len(pairs)
+        self._buffer = np.frombuffer(bytes(buffer), dtype=np.uint8).copy()
+        self._stamp_index = (np.asarray(stamp_offsets, dtype=np.intp)[:, None]
+                             + np.arange(8, dtype=np.intp))
+        self._pose_index = (np.asarray(pose_offsets, dtype=np.intp)[:, None]
+                            + np.arange(56, dtype=np.intp))
+
+    def fill(self, sec: int, nanosec: int, translations: np.ndarray, quaternions: np.ndarray
+             ) -> bytes:
+        """The message with every transform stamped ``sec.nanosec`` at the given poses.
+
+        ``translations`` (n, 3) and ``quaternions`` (n, 4, x y z w) follow the pairs' order.
+        """
+        stamp = np.frombuffer(struct.pack('<iI', sec, nanosec), dtype=np.uint8)
+        poses = np.ascontiguousarray(
+            np.concatenate([translations, quaternions], axis=1), dtype='<f8').view(np.uint8)
+        self._buffer[self._stamp_index] = stamp
+        self._buffer[self._pose_index] = poses.reshape(self.count, 56)
+        return self._buffer.tobytes()
