@@ -216,12 +216,16 @@ class KinematicTree:
     def _single_root(self, scene: Scene) -> str:
         roots = [name for name in self.links if name not in self.edges]
         if not roots:
+            # Point at a joint of the loop: the parent joint of the first link.
+            first = next(iter(self.links), None)
+            joint = self.edges[first].joint if first is not None else None
             raise CycleError('every link has a parent joint, so the joints form a loop',
-                             scene.source)
+                             scene.source, joint.line if joint is not None else None)
         if len(roots) > 1:
             shown = ', '.join(repr(r) for r in roots[:5])
             raise StructureError(f'the model has {len(roots)} root links ({shown}); '
-                                 'joints must connect every link into one tree', scene.source)
+                                 'joints must connect every link into one tree', scene.source,
+                                 self.links[roots[1]].line)
         return roots[0]
 
     def _topological_order(self) -> tuple[str, ...]:

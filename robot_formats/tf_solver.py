@@ -16,9 +16,9 @@ import numpy as np
 
 from .kinematics import KinematicTree, joint_motion
 from .model import JointType, dof_names
-from .transforms import axis_angles, normalized, rotation_to_quat, rotations_to_quats
+from .transforms import normalized, rotation_to_quat, rotations_to_quats
 
-__all__ = ['StaticTransform', 'TransformSolver']
+__all__ = ['SolvePlan', 'StaticTransform', 'TransformSolver']
 
 _ROTARY = (JointType.REVOLUTE, JointType.CONTINUOUS)
 
@@ -71,7 +71,8 @@ class TransformSolver:
             elif joint.type is JointType.PRISMATIC:
                 self.kind[i], self.axes[i] = 2, normalized(joint.axis)
         self._joints = joints
-        self._selection_cache: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._precompute_closed_forms()
+        self._plans: dict[tuple[str, ...], SolvePlan] = {}
 
     def static_transforms(self) -> list[StaticTransform]:
         """Every non-moving edge (fixed joints, frames, model placements)."""
@@ -86,16 +87,16 @@ class TransformSolver:
                                        rotation_to_quat(matrix[:3, :3])))
         return out
 
-    def select(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """For JointState ``names``: (positions in the message → DoF indices, edges to publish).
+    def select(self, names: Sequence[str]) -> SolvePlan:
+        """The plan for a JointState with these ``names``: which DoFs and edges it moves.
 
         Unknown names are ignored (as robot_state_publisher does). Cached per name list, since
         a joint state source sends the same names every time.
         """
         key = tuple(names)
-        cached = self._selection_cache.get(key)
-        if cached is not None:
-            return cached
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
         message_index, dof_index, edges = [], [], set()
         for position, name in enumerate(key):
             index = self.tree.dof_index.get(name)
@@ -104,38 +105,122 @@ class TransformSolver:
             message_index.append(position)
             dof_index.append(index)
             edges.update(self.dof_edges.get(index, ()))
-        mapping = np.array([message_index, dof_index], dtype=np.intp).reshape(2, -1)
-        result = (mapping, np.array(sorted(edges), dtype=np.intp))
-        if len(self._selection_cache) > 64:
-            self._selection_cache.clear()
-        self._selection_cache[key] = result
-        return result
+        plan = self.plan(np.array(sorted(edges), dtype=np.intp))
+        plan.message_index = np.array(message_index, dtype=np.intp)
+        plan.dof_index = np.array(dof_index, dtype=np.intp)
+        if len(self._plans) > 64:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def plan(self, edges: np.ndarray) -> SolvePlan:
+        """A plan evaluating ``edges``: rotary ones first, then prismatic, then the rest."""
+        kinds = self.kind[edges]
+        ordered = np.concatenate([edges[kinds == 1], edges[kinds == 2], edges[kinds == 0]])
+        return SolvePlan(self, ordered, int((kinds == 1).sum()), int((kinds == 2).sum()))
+
+    def solve_plan(self, q: np.ndarray, plan: SolvePlan) -> np.ndarray:
+        """Poses (k, 7) = (x, y, z, qx, qy, qz, qw) of the plan's edges, in plan order."""
+        values = q[plan.source]
+        if plan.scale is not None:
+            values = values * plan.scale + plan.offset
+        features, rotary, prismatic = plan.features, plan.rotary, plan.prismatic
+        angles = values[:rotary]
+        half = angles * 0.5
+        np.cos(half, out=features[:rotary, 0])
+        np.sin(half, out=features[:rotary, 1])
+        np.cos(angles, out=features[:rotary, 2])
+        np.sin(angles, out=features[:rotary, 3])
+        features[rotary:rotary + prismatic, 2] = values[rotary:rotary + prismatic]
+        poses = np.matmul(features[:, None, :], plan.constants)[:, 0, :]
+        if plan.generic.size:
+            poses[plan.generic] = self._solve_generic(q, plan.edges[plan.generic])
+        return poses
 
     def solve(self, q: np.ndarray, edges: np.ndarray | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(edge indices, translations (k, 3), quaternions (k, 4)) at configuration ``q``."""
         if edges is None:
             edges = np.arange(len(self.moving), dtype=np.intp)
-        count = edges.size
-        rotation = np.empty((count, 3, 3))
-        shift = np.empty((count, 3))  # translation added in the joint frame, before X_JC
-        kinds = self.kind[edges]
-        values = self.scale[edges] * q[self.source[edges]] + self.offset[edges]
-        rotary = kinds == 1
-        if rotary.any():
-            rotation[rotary] = axis_angles(self.axes[edges[rotary]], values[rotary])
-            shift[rotary] = 0.0
-        prismatic = kinds == 2
-        if prismatic.any():
-            rotation[prismatic] = np.eye(3)
-            shift[prismatic] = self.axes[edges[prismatic]] * values[prismatic, None]
-        for local in np.flatnonzero(kinds == 0):
-            joint = self._joints[edges[local]]
+        plan = self.plan(np.asarray(edges, dtype=np.intp))
+        poses = self.solve_plan(np.asarray(q, dtype=float), plan)
+        return plan.edges, poses[:, :3], poses[:, 3:]
+
+    def _solve_generic(self, q: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        """Poses (k, 7) by the matrix path, for joint kinds without a closed form here."""
+        rotations = np.empty((edges.size, 3, 3))
+        out = np.empty((edges.size, 7))
+        for row, edge in enumerate(edges):
+            joint = self._joints[edge]
             motion = joint_motion(joint, self.tree.joint_values(joint, q))  # type: ignore[arg-type]
-            rotation[local], shift[local] = motion[:3, :3], motion[:3, 3]
-        # X = X_PJ · (R_m, s) · X_JC  =  (Rp Rm Rc,  Rp (Rm tc + s) + tp)
-        rot_p = self.rot_parent[edges]
-        inner = np.einsum('nij,nj->ni', rotation, self.trans_child[edges]) + shift
-        translations = np.einsum('nij,nj->ni', rot_p, inner) + self.trans_parent[edges]
-        rotations = rot_p @ rotation @ self.rot_child[edges]
-        return edges, translations, rotations_to_quats(rotations)
+            rot_p = self.rot_parent[edge]
+            # X = X_PJ · M · X_JC  =  (Rp Rm Rc,  Rp (Rm tc + tm) + tp)
+            out[row, :3] = rot_p @ (motion[:3, :3] @ self.trans_child[edge] + motion[:3, 3]) \
+                + self.trans_parent[edge]
+            rotations[row] = rot_p @ motion[:3, :3] @ self.rot_child[edge]
+        out[:, 3:] = rotations_to_quats(rotations)
+        return out
+
+    def _precompute_closed_forms(self) -> None:
+        """Constants of X_PJ · M(v) · X_JC for revolute (Rot(a, v)) and prismatic (a·v) joints.
+
+        Each edge's pose (t, quaternion) is ``[c, s, f1, f2, 1] @ K`` with a constant 5×7 K:
+        rotation: with qp, qc the quaternions of X_PJ and X_JC, qp ⊗ (a·sin(v/2), cos(v/2)) ⊗ qc
+        = c·A + s·B (c, s = cos, sin of v/2), A = qp⊗qc, B = qp⊗(a,0)⊗qc; translation: by
+        Rodrigues, Rp·Rot(a,v)·tc + tp = f1·U + f2·V + W (f1, f2 = cos v, sin v) with
+        U = Rp(tc − a(a·tc)), V = Rp(a × tc), W = Rp·a(a·tc) + tp. Prismatic: c = 1, s = 0,
+        f1 = v, f2 = 0, U = Rp·a, W = Rp·tc + tp.
+        """
+        count = len(self.moving)
+        self.constants = np.zeros((count, 5, 7))
+        for i in range(count):
+            rot_p, t_p, t_c, axis = (self.rot_parent[i], self.trans_parent[i],
+                                     self.trans_child[i], self.axes[i])
+            qp = rotations_to_quats(rot_p)[0]
+            qc = rotations_to_quats(self.rot_child[i])[0]
+            k = self.constants[i]
+            k[0, 3:] = _quat_multiply(qp, qc)
+            if self.kind[i] == 1:
+                k[1, 3:] = _quat_multiply(_quat_multiply(qp, np.append(axis, 0.0)), qc)
+                along = axis * (axis @ t_c)
+                k[2, :3] = rot_p @ (t_c - along)
+                k[3, :3] = rot_p @ np.cross(axis, t_c)
+                k[4, :3] = rot_p @ along + t_p
+            elif self.kind[i] == 2:
+                k[2, :3] = rot_p @ axis
+                k[4, :3] = rot_p @ t_c + t_p
+
+
+class SolvePlan:
+    """Precomputed, per edge selection: gathered constants and a reusable feature matrix.
+
+    Not thread-safe: the feature matrix is reused by every solve (a node solves on one thread).
+    """
+
+    def __init__(self, solver: TransformSolver, edges: np.ndarray, rotary: int, prismatic: int
+                 ) -> None:
+        self.edges = edges
+        self.rotary, self.prismatic = rotary, prismatic
+        self.generic = np.arange(rotary + prismatic, edges.size, dtype=np.intp)
+        self.pairs = [solver.pairs[i] for i in edges]
+        self.source = solver.source[edges]
+        mimic = (solver.scale[edges] != 1.0) | (solver.offset[edges] != 0.0)
+        self.scale = solver.scale[edges] if mimic.any() else None
+        self.offset = solver.offset[edges] if mimic.any() else None
+        self.constants = solver.constants[edges]
+        self.features = np.zeros((edges.size, 5))
+        self.features[:, 4] = 1.0
+        self.features[rotary:rotary + prismatic, 0] = 1.0
+        self.message_index = np.zeros(0, dtype=np.intp)  #: JointState positions used ...
+        self.dof_index = np.zeros(0, dtype=np.intp)      #: ... and the DoFs they set
+        self.wire: object | None = None                  #: the node's cached message template
+
+
+def _quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product of quaternions (x, y, z, w)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array([aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw,
+                     aw * bw - ax * bx - ay * by - az * bz])

@@ -34,16 +34,43 @@ __all__ = [
 MAX_XML_BYTES = 64 * 1024 * 1024
 
 
+class _ExternalResource(Exception):
+    """Raised by :class:`_RefuseExternal` when libxml2 asks for an external resource."""
+
+
+class _RefuseExternal(etree.Resolver):
+    """Refuses every external DTD or entity libxml2 tries to load (defence in depth: some
+    option combinations, e.g. ``collect_ids=False``, make libxml2 read the external subset
+    and external parameter entities even with ``load_dtd=False``)."""
+
+    def resolve(self, url, pubid, context):  # noqa: ARG002 - lxml's signature
+        raise _ExternalResource(url or pubid or '(unnamed)')
+
+
 def _parser() -> etree.XMLParser:
     # A new parser per call: lxml parsers are not thread-safe, and nodes may load in threads.
-    return etree.XMLParser(
+    # Do not pass collect_ids=False: with it libxml2 opens the DOCTYPE's SYSTEM file.
+    parser = etree.XMLParser(
         resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-        huge_tree=False, remove_comments=True, remove_pis=True, collect_ids=False)
+        huge_tree=False, remove_comments=True, remove_pis=True)
+    parser.resolvers.add(_RefuseExternal())
+    return parser
 
 
-def read_bytes(path: str | Path, limit: int = MAX_XML_BYTES) -> bytes:
-    """Read a file, turning OS errors and oversize input into typed errors."""
+def _doctype_line(data: bytes) -> int | None:
+    index = data.find(b'<!DOCTYPE')
+    return data.count(b'\n', 0, index) + 1 if index >= 0 else None
+
+
+def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
+    """Read a file, turning OS errors and oversize input into typed errors.
+
+    ``limit`` defaults to the module's current :data:`MAX_XML_BYTES` (read at call time, so a
+    changed limit is checked before the file is read).
+    """
     path = Path(path)
+    if limit is None:
+        limit = MAX_XML_BYTES
     try:
         if path.is_dir():
             raise FileAccessError('is a directory, not a file', path)
@@ -72,13 +99,17 @@ def parse_xml_bytes(data: bytes, file: str | Path | None = None) -> etree._Eleme
         raise XmlSyntaxError('the file is empty', file, 1)
     try:
         root = etree.fromstring(data, _parser())
+    except _ExternalResource as err:
+        raise UnsafeXmlError(f'the document asks to load {err} (an external DTD or entity); '
+                             'external resources are not allowed', file,
+                             _doctype_line(data)) from None
     except etree.XMLSyntaxError as err:
         line = err.lineno if err.lineno and err.lineno > 0 else None
         message = _clean_lxml_message(err.msg or str(err))
         if 'entity' in message.lower() or 'doctype' in message.lower():
             raise UnsafeXmlError(f'XML entities are not allowed: {message}', file, line) from err
         raise XmlSyntaxError(f'malformed XML: {message}', file, line) from err
-    _refuse_dtd(root, file)
+    _refuse_dtd(root, file, _doctype_line(data) or 1)
     return root
 
 
@@ -93,16 +124,16 @@ def _clean_lxml_message(message: str) -> str:
     return head.strip() or message
 
 
-def _refuse_dtd(root: etree._Element, file: str | Path | None) -> None:
+def _refuse_dtd(root: etree._Element, file: str | Path | None, line: int = 1) -> None:
     docinfo = root.getroottree().docinfo
     if docinfo.system_url or docinfo.public_id:
         raise UnsafeXmlError('external DTDs are not allowed (the DOCTYPE names '
-                             f'{docinfo.system_url or docinfo.public_id!r})', file, 1)
+                             f'{docinfo.system_url or docinfo.public_id!r})', file, line)
     dtd = docinfo.internalDTD
     if dtd is not None and any(True for _ in dtd.iterentities()):
         raise UnsafeXmlError('XML entity declarations are not allowed (they can expand without '
                              'bound or read other files); remove the <!ENTITY> declarations',
-                             file, 1)
+                             file, line)
     for node in root.iter(etree.Entity):
         raise UnsafeXmlError(f'entity reference {node.text} is not allowed', file, node.sourceline)
 

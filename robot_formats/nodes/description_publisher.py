@@ -5,7 +5,7 @@ Like robot_state_publisher, for every format and for floating and multi-DoF join
 * ``robot_description`` (std_msgs/String, reliable, transient_local, depth 1): the URDF;
 * ``/tf_static`` (transient_local): every fixed transform, once, and again after a reload;
 * ``/tf``: moving joints, from ``joint_states`` (sensor_msgs/JointState); mimic joints follow;
-  rate-capped by ``publish_frequency``; messages whose name and position lengths differ are
+  rate-capped by ``publish_frequency`` (0: no cap); messages whose name and position lengths differ are
   dropped with a throttled warning; unknown names are ignored;
 * with ``publish_joint_states``, the initial configuration on ``joint_states`` at
   ``publish_frequency``, so rviz shows the whole tree with no other node;
@@ -36,6 +36,7 @@ from tf2_msgs.msg import TFMessage
 
 from ..description import Description, parse_positions
 from ..errors import FormatError
+from ..tf_solver import SolvePlan
 from .tf_wire import TfMessageTemplate
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
@@ -56,10 +57,11 @@ class DescriptionPublisher(Node):
         self._declare_parameters()
         self.description: Description | None = None
         self.positions = np.zeros(0)
-        self._templates: dict[tuple[int, ...], TfMessageTemplate] = {}
         self._last_tf_time = -math.inf
-        self._pending: tuple[np.ndarray, tuple[int, int]] | None = None
+        self._pending: tuple[SolvePlan, tuple[int, int]] | None = None
         self._frame_prefix = str(self.get_parameter('frame_prefix').value)
+        self.joint_states_received = 0  #: counters, logged at shutdown (and read by benchmarks)
+        self.tf_published = 0
 
         self.description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
@@ -72,8 +74,13 @@ class DescriptionPublisher(Node):
 
         self._try_initial_load()
         self.add_on_set_parameters_callback(self.parameters_callback)
-        period = 1.0 / self._frequency()
-        self.create_timer(period, self.timer_callback)
+        frequency = self._frequency()
+        # /tf for every joint_states message when the cap is 0, else at most `frequency` Hz
+        self._min_period = 0.999 / frequency if frequency > 0 else 0.0
+        # The timer publishes joint states and flushes a rate-capped /tf update; it need not
+        # run faster than 100 Hz even when /tf may (joint_states-driven /tf is not timer-bound).
+        self.create_timer(max(1.0 / frequency, 0.01) if frequency > 0 else 0.05,
+                          self.timer_callback)
 
     # --- parameters -------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
@@ -85,7 +92,8 @@ class DescriptionPublisher(Node):
         self.declare_parameter('frame_prefix', '', text(
             'Prepended literally to every TF frame id (robot_state_publisher semantics).'))
         self.declare_parameter('publish_frequency', 20.0, text(
-            'Maximum rate (Hz) of /tf and of the joint states this node publishes.'))
+            'Maximum rate (Hz) of /tf and of the joint states this node publishes; 0: /tf for '
+            'every joint_states message (joint states at 20 Hz).'))
         self.declare_parameter('publish_joint_states', False, text(
             'Publish the initial configuration on joint_states (for rviz without other nodes).'))
         self.declare_parameter('initial_positions', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
@@ -94,7 +102,10 @@ class DescriptionPublisher(Node):
 
     def _frequency(self) -> float:
         value = float(self.get_parameter('publish_frequency').value)
-        return value if math.isfinite(value) and value > 0 else 20.0
+        if not math.isfinite(value) or value < 0:
+            self.get_logger().warning(f'publish_frequency {value} is invalid; using 20 Hz')
+            return 20.0
+        return value
 
     def _initial_overrides(self) -> dict[str, float]:
         value = self.get_parameter_or('initial_positions', None).value
@@ -139,7 +150,6 @@ class DescriptionPublisher(Node):
             self.get_logger().warning(str(warning))
         self.description = description
         self.positions = description.initial_vector()
-        self._templates.clear()
         self._publish_description()
         self.get_logger().info(
             f'serving {path} ({description.format}, {len(description.urdf_tree.links)} frames, '
@@ -162,7 +172,8 @@ class DescriptionPublisher(Node):
             rotation.x, rotation.y, rotation.z, rotation.w = static.quat
             transforms.append(msg)
         self.tf_static_pub.publish(TFMessage(transforms=transforms))
-        self._publish_moving(np.arange(len(self.description.solver.moving), dtype=np.intp),
+        solver = self.description.solver
+        self._publish_moving(solver.plan(np.arange(len(solver.moving), dtype=np.intp)),
                              self._now())
         self._publish_joint_states()
 
@@ -172,6 +183,7 @@ class DescriptionPublisher(Node):
         return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
     def joint_states_callback(self, msg: JointState) -> None:
+        self.joint_states_received += 1
         description = self.description
         if description is None:
             return
@@ -180,49 +192,42 @@ class DescriptionPublisher(Node):
                 f'dropped a joint_states message with {len(msg.name)} names but '
                 f'{len(msg.position)} positions', throttle_duration_sec=10.0)
             return
-        mapping, edges = description.solver.select(msg.name)
-        if mapping.shape[1]:
-            values = np.asarray(msg.position, dtype=float)[mapping[0]]
-            finite = np.isfinite(values)
-            if not finite.all():
-                self.get_logger().warning('ignored non-finite joint positions',
-                                          throttle_duration_sec=10.0)
-                mapping, values = mapping[:, finite], values[finite]
-            self.positions[mapping[1]] = values
-        if edges.size == 0:
+        plan = description.solver.select(msg.name)
+        if plan.dof_index.size:
+            values = np.asarray(msg.position, dtype=float)[plan.message_index]
+            if not np.isfinite(values).all():
+                self.get_logger().warning('dropped a joint_states message with non-finite '
+                                          'positions', throttle_duration_sec=10.0)
+                return
+            self.positions[plan.dof_index] = values
+        if plan.edges.size == 0:
             return
         stamp = (msg.header.stamp.sec, msg.header.stamp.nanosec)
         if stamp == (0, 0):
             stamp = self._now()
-        now = time.monotonic()
-        if now - self._last_tf_time < 0.999 / self._frequency():
-            self._pending = (edges, stamp)  # published by the timer if nothing newer comes
+        if time.monotonic() - self._last_tf_time < self._min_period:
+            self._pending = (plan, stamp)  # published by the timer if nothing newer comes
             return
-        self._publish_moving(edges, stamp)
+        self._publish_moving(plan, stamp)
 
-    def _publish_moving(self, edges: np.ndarray, stamp: tuple[int, int]) -> None:
+    def _publish_moving(self, plan: SolvePlan, stamp: tuple[int, int]) -> None:
         description = self.description
-        if description is None or edges.size == 0:
+        if description is None or plan.edges.size == 0:
             return
-        key = tuple(edges.tolist())
-        template = self._templates.get(key)
-        if template is None:
+        if plan.wire is None:
             prefix = self._frame_prefix
-            template = TfMessageTemplate([(prefix + description.solver.pairs[i][0],
-                                           prefix + description.solver.pairs[i][1])
-                                          for i in key])
-            if len(self._templates) > 64:
-                self._templates.clear()
-            self._templates[key] = template
-        _, translations, quaternions = description.solver.solve(self.positions, edges)
-        self.tf_pub.publish(template.fill(stamp[0], stamp[1], translations, quaternions))
+            plan.wire = TfMessageTemplate([(prefix + parent, prefix + child)
+                                           for parent, child in plan.pairs])
+        poses = description.solver.solve_plan(self.positions, plan)
+        self.tf_pub.publish(plan.wire.fill(stamp[0], stamp[1], poses))  # type: ignore[union-attr]
+        self.tf_published += 1
         self._last_tf_time = time.monotonic()
         self._pending = None
 
     def timer_callback(self) -> None:
         if self._pending is not None:
-            edges, stamp = self._pending
-            self._publish_moving(edges, stamp)
+            plan, stamp = self._pending
+            self._publish_moving(plan, stamp)
         self._publish_joint_states()
 
     def _publish_joint_states(self) -> None:
@@ -252,13 +257,21 @@ class DescriptionPublisher(Node):
         return response
 
 
+    def log_statistics(self) -> None:
+        self.get_logger().info(f'statistics: {self.joint_states_received} joint_states messages '
+                               f'received, {self.tf_published} /tf messages published')
+
+
 def main(args: list[str] | None = None) -> int:
+    node = None
     try:
         with rclpy.init(args=args):
             node = DescriptionPublisher()
             rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    if node is not None:
+        node.log_statistics()
     return 0
 
 

@@ -48,21 +48,22 @@ class TfMessageTemplate:
             pose_offsets.append(len(buffer))
             buffer.extend(struct.pack('<7d', 0, 0, 0, 0, 0, 0, 1))
         self.count = len(pairs)
+        self._stamp = (0, 0)
         self._buffer = np.frombuffer(bytes(buffer), dtype=np.uint8).copy()
         self._stamp_index = (np.asarray(stamp_offsets, dtype=np.intp)[:, None]
                              + np.arange(8, dtype=np.intp))
         self._pose_index = (np.asarray(pose_offsets, dtype=np.intp)[:, None]
                             + np.arange(56, dtype=np.intp))
 
-    def fill(self, sec: int, nanosec: int, translations: np.ndarray, quaternions: np.ndarray
-             ) -> bytes:
-        """The message with every transform stamped ``sec.nanosec`` at the given poses.
+    def fill(self, sec: int, nanosec: int, poses: np.ndarray) -> bytes:
+        """The message with every transform stamped ``sec.nanosec`` at ``poses``.
 
-        ``translations`` (n, 3) and ``quaternions`` (n, 4, x y z w) follow the pairs' order.
+        ``poses`` (n, 7) rows are x, y, z, qx, qy, qz, qw, in the order of the pairs.
         """
-        stamp = np.frombuffer(struct.pack('<iI', sec, nanosec), dtype=np.uint8)
-        poses = np.ascontiguousarray(
-            np.concatenate([translations, quaternions], axis=1), dtype='<f8').view(np.uint8)
-        self._buffer[self._stamp_index] = stamp
-        self._buffer[self._pose_index] = poses.reshape(self.count, 56)
+        if (sec, nanosec) != self._stamp:
+            self._stamp = (sec, nanosec)
+            self._buffer[self._stamp_index] = np.frombuffer(struct.pack('<iI', sec, nanosec),
+                                                            dtype=np.uint8)
+        raw = np.ascontiguousarray(poses, dtype='<f8').view(np.uint8)
+        self._buffer[self._pose_index] = raw.reshape(self.count, 56)
         return self._buffer.tobytes()

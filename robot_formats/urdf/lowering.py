@@ -161,8 +161,13 @@ def _chain(joint: Joint) -> list[Joint]:
     if kind is JointType.SCREW:
         rotation = _replace(joint, type=JointType.CONTINUOUS if not joint.limits else
                             JointType.REVOLUTE, child_offset=IDENTITY)
-        translation = _one_dof(f'{name}/translation', joint.axis, False, None, joint,
-                               Mimic(name, joint.pitch / (2.0 * math.pi), 0.0))
+        ratio = joint.pitch / (2.0 * math.pi)
+        # A screw that itself mimics a leader: the translation follows that leader directly
+        # (a mimic of a mimic joint is not a valid URDF/KinematicTree mimic).
+        follow = (Mimic(joint.mimic.joint, ratio * joint.mimic.multiplier,
+                        ratio * joint.mimic.offset) if joint.mimic is not None
+                  else Mimic(name, ratio, 0.0))
+        translation = _one_dof(f'{name}/translation', joint.axis, False, None, joint, follow)
         return [rotation, translation]
     if kind is JointType.UNIVERSAL:
         assert joint.axis2 is not None

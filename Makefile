@@ -1,0 +1,52 @@
+# robot_formats - build/setup entry points. `make help` lists the targets.
+# Every step is idempotent and skips itself when nothing changed (stamps in .venv/ and install/).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+# setup/build steps share .venv and install/: never run them concurrently (make -j).
+.NOTPARALLEL:
+
+# DDS stays on this machine for everything started from here (Kilted ignores ROS_LOCALHOST_ONLY).
+export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
+
+# Source the venv + workspace environment inside a recipe line.
+ENV := . tools/env.sh
+
+.PHONY: help setup setup-test build test demo bench clean distclean
+
+help: ## list the targets
+	@echo "robot_formats make targets:"
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
+
+setup: ## create/update .venv (pinned ROS 2 Kilted wheels, colcon, libraries)
+	@bash tools/setup_env.sh
+
+setup-test: ## setup + the opt-in test dependencies (tools/requirements-test.txt)
+	@bash tools/setup_env.sh --test
+
+build: setup ## setup + colcon build (build/ install/ log/); skipped when no input changed
+	@bash tools/build_ws.sh
+
+# pytest runs directly (not `colcon test`) so its exit code and closing 'N passed' line are the result.
+# Exit code 5 (no tests collected) counts as a failure. Each run gets its own ROS_DOMAIN_ID (100-199,
+# override with TEST_ROS_DOMAIN_ID=N) so parallel runs on one machine do not see each other.
+test: setup-test build ## setup-test + build + run the test suite (python -m pytest test -q)
+	@$(ENV); \
+	export ROS_DOMAIN_ID="$${TEST_ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))}"; \
+	echo "test: python -m pytest test -q (ROS_DOMAIN_ID=$$ROS_DOMAIN_ID, discovery LOCALHOST)"; \
+	rc=0; python -m pytest test -q || rc=$$?; \
+	if [ "$$rc" -eq 5 ]; then echo "test: FAILED: pytest collected no tests (exit 5)" >&2; exit 1; fi; \
+	exit "$$rc"
+
+demo: build ## build + run the demo (tools/demo.sh)
+	@$(ENV); bash tools/demo.sh
+
+bench: setup-test build ## setup-test + build + run the benchmarks (python -m benchmarks)
+	@$(ENV); python -m benchmarks
+
+clean: ## remove build/ install/ log/ (keeps .venv)
+	rm -rf build install log
+
+distclean: clean ## clean + remove .venv
+	rm -rf .venv

@@ -1,0 +1,54 @@
+"""``make bench``: robot_formats' speed targets, next to the reference implementations.
+
+    python -m benchmarks [--only NAME] [--seconds S]
+
+Benchmarks (issue targets in brackets):
+
+* ``urdf_load``: load parser_urdf_atlas.urdf with robot_formats, pinocchio and urdfdom in this
+  run; medians and ratios [report].
+* ``tf_callback``: joint_states → /tf processing for a generated 100-joint robot inside a real
+  description_publisher node, per message [≤ 0.2 ms].
+* ``tf_sustained``: a JointState stream at 1 kHz over DDS (loopback) to the node in its own
+  process, /tf counted by a third process [sustains 1 kHz].
+
+robot_state_publisher (the C++ reference for the TF path) cannot be installed on this machine,
+so the TF numbers are reported against the targets only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import tf_stream, urdf_load
+
+BENCHMARKS = {
+    'urdf_load': urdf_load.run,
+    'tf_callback': tf_stream.run_callback,
+    'tf_sustained': tf_stream.run_sustained,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog='python -m benchmarks', description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--only', choices=sorted(BENCHMARKS), action='append')
+    parser.add_argument('--seconds', type=float, default=5.0,
+                        help='duration of the sustained-rate run')
+    args = parser.parse_args(argv)
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # DDS never leaves this machine
+    os.environ.setdefault('ROS_DOMAIN_ID', str(150 + os.getpid() % 50))
+    failed = []
+    for name in args.only or BENCHMARKS:
+        print(f'\n== {name}', flush=True)
+        ok = BENCHMARKS[name](seconds=args.seconds)
+        if not ok:
+            failed.append(name)
+    print(f'\nbenchmarks missing their target: {", ".join(failed)}' if failed
+          else '\nall benchmark targets met')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""ament_python build of robot_formats (colcon / `setup.py develop` with setuptools 65.5.0)."""
+import os
+import xml.etree.ElementTree as ET
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = 'robot_formats'
+# The real source directory: colcon runs `setup.py develop` from build/robot_formats through a symlink,
+# and the file lists below must come from the sources, not from what an earlier build left there.
+here = os.path.dirname(os.path.realpath(__file__))
+
+# package.xml is the single source of the version.
+version = ET.parse(os.path.join(here, 'package.xml')).getroot().findtext('version').strip()
+
+
+def tree_data_files(src, dest):
+    """(dest_dir, [files]) entries for every file under src/, keeping the subdirectory layout."""
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(os.path.join(here, src)):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(('.', '__pycache__')))
+        files = sorted(os.path.relpath(os.path.join(dirpath, f), here)
+                       for f in filenames if not f.startswith('.') and not f.endswith('.pyc'))
+        if files:
+            rel = os.path.relpath(dirpath, here)
+            entries.append((os.path.join(dest, rel), files))
+    return entries
+
+
+setup(
+    name=package_name,
+    version=version,
+    # Only the library itself: test/, benchmarks/, tools/ ... stay out of site-packages.
+    packages=find_packages(include=[package_name, package_name + '.*'], exclude=['test', 'test.*']),
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+    ] + [
+        (dest, files) for dest, files in [
+            ('share/' + package_name + '/launch',
+             sorted(os.path.relpath(p, here) for p in glob(os.path.join(here, 'launch', '*.py')))),
+        ] if files
+    ] + tree_data_files('config', 'share/' + package_name)
+    + tree_data_files('examples', 'share/' + package_name)
+    + tree_data_files('meshes', 'share/' + package_name),
+    install_requires=['setuptools'],
+    zip_safe=False,
+    maintainer='robot_formats maintainers',
+    maintainer_email='robot_formats@example.com',
+    description='Robot description formats for ROS 2: parse, validate, convert and publish.',
+    license='Apache-2.0',
+    extras_require={'test': ['pytest']},
+    entry_points={
+        'console_scripts': [
+            'robot-formats = robot_formats.cli:main',
+            'description_publisher = robot_formats.nodes.description_publisher:main',
+        ],
+    },
+)

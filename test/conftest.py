@@ -1,0 +1,8 @@
+"""Minimal pytest setup: test the working tree's robot_formats, whatever is installed."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))

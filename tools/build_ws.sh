@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# tools/build_ws.sh - colcon build of this repository's packages into build/ install/ log/ at the repo root.
+#
+# Packages (explicit --paths; colcon would not look inside the repo root, which is itself a package):
+#   .                          robot_formats (ament_python, --symlink-install: edits to robot_formats/*.py
+#                              need no rebuild)
+#   robot_formats_interfaces   ament_cmake interface package (srv/Reload.srv, ...)
+#   compat/<pkg>               each one ONLY if the environment does not already provide <pkg>, i.e. no prefix
+#                              on AMENT_PREFIX_PATH other than our own install/ has
+#                              share/ament_index/resource_index/packages/<pkg> (see compat/README.md)
+#
+# Idempotent and fast: colcon is skipped entirely when a hash of the build inputs (package manifests,
+# CMakeLists, msg/srv/action files, setup.py/cfg, the launch/ config/ examples/ meshes/ file lists, the venv stamp, the
+# selected package paths and the underlay) equals the one recorded after the last successful build.
+#
+# Usage: tools/build_ws.sh [--force|--list]
+#   --force  ignore the stamp and run colcon
+#   --list   only print the package paths that would be built (and what the environment provides)
+# Needs the venv from tools/setup_env.sh. To build against a ROS 2 installed from apt instead, source its
+# setup.bash first: the compat packages it provides are then skipped.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+cd "$ROOT"
+VENV="$ROOT/.venv"
+STAMP="$ROOT/install/.build_ws.stamp"
+FORCE=0
+LIST=0
+for arg in "$@"; do
+  case "$arg" in
+    --force) FORCE=1 ;;
+    --list) LIST=1 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build_ws.sh: unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+say() { echo "build: $*"; }
+
+[ -f "$VENV/local_setup.sh" ] && [ -f "$VENV/.stamp-ros" ] \
+  || { echo "build: no venv at $VENV: run 'make setup' (tools/setup_env.sh) first" >&2; exit 1; }
+
+# Build in an environment WITHOUT this workspace's own overlay (in case tools/env.sh or install/setup.bash
+# was sourced in the calling shell): drop every $ROOT/install/... and $ROOT/build/... entry.
+strip_own() {
+  local var="$1" out="" p
+  local -a parts
+  IFS=: read -r -a parts <<<"${!var:-}"
+  for p in "${parts[@]}"; do
+    case "$p" in
+      ""|"$ROOT/install"|"$ROOT/install/"*|"$ROOT/build"|"$ROOT/build/"*) ;;
+      *) out="${out:+$out:}$p" ;;
+    esac
+  done
+  if [ -n "$out" ]; then export "$var=$out"; else unset "$var"; fi
+}
+for v in AMENT_PREFIX_PATH CMAKE_PREFIX_PATH COLCON_PREFIX_PATH PYTHONPATH LD_LIBRARY_PATH PATH; do strip_own "$v"; done
+unset COLCON_CURRENT_PREFIX
+
+set +u
+# shellcheck disable=SC1091
+. "$VENV/local_setup.sh"
+set -u
+export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+
+# --- select packages ---------------------------------------------------------------------------------------
+provided_by_env() {  # $1: package name; true if a prefix on AMENT_PREFIX_PATH registers it
+  local p
+  local -a prefixes
+  IFS=: read -r -a prefixes <<<"${AMENT_PREFIX_PATH:-}"
+  for p in "${prefixes[@]}"; do
+    [ -n "$p" ] && [ -e "$p/share/ament_index/resource_index/packages/$1" ] && return 0
+  done
+  return 1
+}
+
+PATHS=(. robot_formats_interfaces)
+NAMES=(robot_formats robot_formats_interfaces)
+for dir in compat/*/; do
+  dir="${dir%/}"
+  [ -f "$dir/package.xml" ] || continue
+  pkg="$(sed -n 's:.*<name>[[:space:]]*\([^<[:space:]]*\)[[:space:]]*</name>.*:\1:p' "$dir/package.xml" | head -n1)"
+  [ -n "$pkg" ] || { echo "build: cannot read <name> from $dir/package.xml" >&2; exit 1; }
+  if provided_by_env "$pkg"; then
+    [ "$LIST" = 1 ] && echo "provided by the environment, not built: $dir ($pkg)"
+    if [ "$LIST" = 0 ] && { [ -d "install/$pkg" ] || [ -d "build/$pkg" ]; }; then
+      say "$pkg is now provided by the environment: removing our compat build of it"
+      rm -rf "install/$pkg" "build/$pkg"
+      rm -f "$STAMP"
+    fi
+  else
+    PATHS+=("$dir")
+    NAMES+=("$pkg")
+  fi
+done
+
+if [ "$LIST" = 1 ]; then
+  for i in "${!PATHS[@]}"; do echo "build: ${PATHS[$i]} (${NAMES[$i]})"; done
+  exit 0
+fi
+
+# --- up to date? -------------------------------------------------------------------------------------------
+inputs_hash() {
+  local -a files=(tools/build_ws.sh package.xml setup.py setup.cfg)
+  local p
+  for p in resource robot_formats_interfaces "${PATHS[@]:2}"; do
+    [ -e "$p" ] && while IFS= read -r -d '' f; do files+=("$f"); done \
+      < <(find "$p" -type f -not -path '*/__pycache__/*' -not -name '*.pyc' -print0 | LC_ALL=C sort -z)
+  done
+  {
+    printf 'paths=%s\n' "${PATHS[*]}"
+    printf 'underlay=%s\n' "${AMENT_PREFIX_PATH:-}"
+    printf 'venv=%s\n' "$(cat "$VENV/.stamp-ros")"
+    printf 'init=%s\n' "$([ -f robot_formats/__init__.py ] && echo yes || echo no)"
+    sha256sum "${files[@]}"
+    # launch/ and config/ files are symlinked one by one: a new or removed file needs a rebuild, an edit not.
+    for p in launch config examples meshes; do [ -d "$p" ] && find "$p" -type f -not -name '*.pyc' | LC_ALL=C sort; done
+    true
+  } | sha256sum | cut -d' ' -f1
+}
+HASH="$(inputs_hash)"
+
+built_ok() {
+  [ -f install/setup.bash ] || return 1
+  local n
+  for n in "${NAMES[@]}"; do [ -d "install/$n" ] && [ -d "build/$n" ] || return 1; done
+  [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$HASH" ]
+}
+if [ "$FORCE" = 0 ] && built_ok; then
+  say "workspace up to date (${NAMES[*]}), colcon skipped"
+  exit 0
+fi
+
+# --- colcon build ------------------------------------------------------------------------------------------
+# colcon never removes the symlinks of data files that were deleted from launch/ or config/: drop the
+# dangling ones (and directories left empty) so the installed share/ mirrors the sources.
+prune_data_links() {
+  local d
+  for d in build/robot_formats/launch build/robot_formats/config build/robot_formats/examples \
+           build/robot_formats/meshes install/robot_formats/share/robot_formats/examples \
+           install/robot_formats/share/robot_formats/meshes \
+           install/robot_formats/share/robot_formats/launch install/robot_formats/share/robot_formats/config; do
+    [ -d "$d" ] || continue
+    find "$d" -xtype l -delete
+    find "$d" -depth -type d -empty -delete
+  done
+}
+
+say "colcon build: ${NAMES[*]}"
+prune_data_links
+t0=$SECONDS
+rm -f "$STAMP"
+"$VENV/bin/colcon" --log-base log build \
+  --build-base build --install-base install --symlink-install \
+  --paths "${PATHS[@]}" \
+  --cmake-args -DBUILD_TESTING=OFF "-DPython3_EXECUTABLE=$VENV/bin/python"
+prune_data_links
+printf '%s\n' "$HASH" > "$STAMP"
+say "done in $((SECONDS - t0)) s"
