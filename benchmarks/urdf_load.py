@@ -29,14 +29,16 @@ def _urdfdom_seconds(path: Path) -> float | None:
     """Build benchmarks/urdfdom_load.cpp against the urdfdom that PyPI `pin` ships, run it."""
     prefix = Path(sysconfig.get_paths()['purelib']) / 'cmeel.prefix'
     compiler = shutil.which('c++') or shutil.which('g++')
-    if not (prefix / 'include' / 'urdf_model').is_dir() or compiler is None:
+    include = prefix / 'include'
+    if not (include / 'urdfdom_headers' / 'urdf_model').is_dir() or compiler is None:
         print('  urdfdom: headers (cmeel-urdfdom-headers) or a C++ compiler missing')
         return None
     with tempfile.TemporaryDirectory() as tmp:
         binary = Path(tmp) / 'urdfdom_load'
         source = Path(__file__).with_name('urdfdom_load.cpp')
         subprocess.run([compiler, '-O2', '-std=c++17', str(source), '-o', str(binary),
-                        f'-I{prefix / "include"}', f'-L{prefix / "lib"}',
+                        f'-I{include / "urdfdom"}', f'-I{include / "urdfdom_headers"}',
+                        f'-I{include}', f'-L{prefix / "lib"}',
                         f'-Wl,-rpath,{prefix / "lib"}', '-lurdfdom_model', '-lconsole_bridge'],
                        check=True)
         out = subprocess.run([str(binary), str(path), str(REPEATS)], check=True,

@@ -49,6 +49,8 @@ class Pose:
     def from_xyz_rpy(cls, xyz: tuple[float, ...] = (0.0, 0.0, 0.0),
                      rpy: tuple[float, ...] = (0.0, 0.0, 0.0)) -> Pose:
         """URDF/SDF convention: fixed-axis roll about X, then pitch about Y, then yaw about Z."""
+        if not any(rpy):
+            return cls((float(xyz[0]), float(xyz[1]), float(xyz[2])))
         roll, pitch, yaw = (r * 0.5 for r in rpy)
         cr, sr = math.cos(roll), math.sin(roll)
         cp, sp = math.cos(pitch), math.sin(pitch)

@@ -150,19 +150,29 @@ def floats(text: str | None, file: str | Path | None, line: int | None, what: st
            count: int | None = None) -> tuple[float, ...]:
     """Parse whitespace-separated finite floats, with an exact count if given."""
     parts = (text or '').split()
-    values = []
-    for part in parts:
-        try:
-            value = float(part)
-        except ValueError:
-            raise InvalidValueError(f'{what}: {part!r} is not a number', file, line) from None
-        if not math.isfinite(value):
-            raise InvalidValueError(f'{what}: {part!r} is not a finite number', file, line)
-        values.append(value)
+    try:  # fast path: every part a number and their sum finite (so each is finite)
+        values = tuple(map(float, parts))
+        ok = math.isfinite(sum(values)) and '_' not in (text or '')
+    except ValueError:
+        ok = False
+    if not ok:
+        values = tuple(_checked_float(part, file, line, what) for part in parts)
     if count is not None and len(values) != count:
         raise InvalidValueError(f'{what}: expected {count} numbers, got {len(values)} '
                                 f'({(text or "").strip()!r})', file, line)
-    return tuple(values)
+    return values
+
+
+def _checked_float(part: str, file: str | Path | None, line: int | None, what: str) -> float:
+    try:
+        if '_' in part:  # Python's float() reads '1_0' as 10; XML number formats do not
+            raise ValueError(part)
+        value = float(part)
+    except ValueError:
+        raise InvalidValueError(f'{what}: {part!r} is not a number', file, line) from None
+    if not math.isfinite(value):
+        raise InvalidValueError(f'{what}: {part!r} is not a finite number', file, line)
+    return value
 
 
 def required_attr(element: etree._Element, name: str, file: str | Path | None) -> str:
@@ -183,6 +193,12 @@ def attr_float(element: etree._Element, name: str, file: str | Path | None,
             raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
                               element.sourceline)
         return default
+    try:
+        number = float(value)
+        if math.isfinite(number) and '_' not in value:
+            return number
+    except ValueError:
+        pass
     return floats(value, file, element.sourceline, f'<{local_name(element)} {name}>', 1)[0]
 
 

@@ -112,13 +112,25 @@ class DescriptionPublisher(Node):
         return parse_positions(list(value or []))
 
     def parameters_callback(self, parameters: list[Parameter]) -> SetParametersResult:
-        """A new ``description_file`` must load completely, or the change is refused."""
+        """A new ``description_file`` must load completely, or the change is refused.
+
+        Everything is checked before anything is loaded, and a ``description_file`` set in the
+        same batch as ``initial_positions`` loads with the batch's (new) initial positions.
+        """
+        overrides = None
         for parameter in parameters:
             if parameter.name == 'frame_prefix':
                 return SetParametersResult(successful=False, reason='frame_prefix is read-only '
                                            'while running; restart the node to change it')
+            if parameter.name == 'initial_positions':
+                try:
+                    overrides = parse_positions(list(parameter.value or []))
+                except ValueError as err:
+                    return SetParametersResult(successful=False,
+                                               reason=f'initial_positions: {err}')
+        for parameter in parameters:
             if parameter.name == 'description_file':
-                error = self._load_and_swap(str(parameter.value))
+                error = self._load_and_swap(str(parameter.value), overrides)
                 if error:
                     return SetParametersResult(successful=False, reason=error)
         return SetParametersResult(successful=True)
@@ -135,10 +147,12 @@ class DescriptionPublisher(Node):
             self.get_logger().error(f'{error}; still serving nothing - fix the file and call '
                                     '~/reload')
 
-    def _load_and_swap(self, path: str) -> str | None:
+    def _load_and_swap(self, path: str, overrides: dict[str, float] | None = None
+                       ) -> str | None:
         """Load ``path``; on success publish it and return None, else return the error."""
         try:
-            description = Description.load(path, self._initial_overrides())
+            description = Description.load(
+                path, self._initial_overrides() if overrides is None else overrides)
         except FormatError as err:
             return str(err)
         except ValueError as err:  # bad initial_positions parameter
@@ -150,6 +164,7 @@ class DescriptionPublisher(Node):
             self.get_logger().warning(str(warning))
         self.description = description
         self.positions = description.initial_vector()
+        self._pending = None  # a capped /tf update of the old model must not outlive it
         self._publish_description()
         self.get_logger().info(
             f'serving {path} ({description.format}, {len(description.urdf_tree.links)} frames, '

@@ -240,7 +240,7 @@ def test_planar_default_second_axis_is_in_plane_and_right_handed():
     assert np.allclose(motion[:3, :3], rot(normal, 0.5), atol=1e-12)
 
 
-def test_unlowered_tree_identity_offsets_add_no_helper_links():
+def test_lowering_a_urdf_shaped_tree_adds_no_helper_links():
     links = tuple(Link(n) for n in ('a', 'b'))
     joint = Joint('j', JointType.REVOLUTE, 'a', 'b', Pose((1.0, 0.0, 0.0)), (0.0, 0.0, 1.0),
                   child_offset=IDENTITY)

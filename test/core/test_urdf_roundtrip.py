@@ -157,3 +157,25 @@ def test_corpus_roundtrip(path: Path, tmp_path: Path):
     q = random_positions(np.random.default_rng(1), tree_a.dof_names)
     error, where = max_error(tree_a.forward(q), tree_b.forward(q), tree_a.links)
     assert error < POSE_TOL, (where, error)
+
+
+GIMBAL_PITCHES = [np.pi / 2, -np.pi / 2, np.pi / 2 - 1e-7, -np.pi / 2 + 1e-9, np.pi / 2 - 1e-13,
+                  np.pi / 2 - 1e-4]
+
+
+@pytest.mark.parametrize('pitch', GIMBAL_PITCHES)
+def test_origins_near_gimbal_lock_are_written_exactly(pitch: float, tmp_path: Path):
+    """rpy extraction must stay exact near pitch = ±π/2 (asin there loses ~sqrt(eps))."""
+    from robot_formats.model import Joint, Link, Model, Pose, Scene
+    rng = np.random.default_rng(int(abs(pitch) * 1e6) % 1000)
+    links = tuple(Link(f'l{i}') for i in range(9))
+    joints = tuple(
+        Joint(f'j{i}', JointType.FIXED, f'l{i - 1}', f'l{i}',
+              Pose.from_xyz_rpy((0.1, 0.2, 0.3), (rng.uniform(-3, 3), pitch, rng.uniform(-3, 3))))
+        for i in range(1, 9))
+    scene = Scene('g', (Model('g', links, joints),))
+    path = tmp_path / 'g.urdf'
+    robot_formats.write_urdf(scene, path)
+    ours, again = KinematicTree(scene), KinematicTree(robot_formats.load(path).scene)
+    error, where = max_error(ours.forward(), again.forward(), ours.links)
+    assert error < 1e-12, f'{where}: written pose off by {error:.3g}'

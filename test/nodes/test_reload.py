@@ -272,3 +272,78 @@ def test_set_parameter_description_file(arm_node: Reloadable, tmp_path: Path) ->
     response = arm_node.ros.call(arm_node.set_client, request, process=arm_node.process)
     assert not response.results[0].successful
     assert response.results[0].reason
+
+
+RIGID_URDF = """<?xml version="1.0"?>
+<robot name="rigid">
+  <link name="block"/>
+  <link name="marker"/>
+  <joint name="marker_mount" type="fixed">
+    <parent link="block"/><child link="marker"/><origin xyz="0 0 0.2"/>
+  </joint>
+</robot>
+"""
+
+
+def test_reload_to_a_model_without_moving_joints_while_joint_states_flow(launcher,
+                                                                          tmp_path: Path) -> None:
+    """A rate-capped /tf update of the OLD model may be pending when the reload lands; it must
+    not be published with the new model (here: one without moving joints at all)."""
+    process, ros = launcher.publisher('reload_rigid', description_file=str(ARM),
+                                      publish_joint_states=True, publish_frequency=4.0)
+    node = Reloadable(process, ros)
+    states = ros.subscribe(JointState, 'joint_states', 10)
+    # the node feeds itself joint states, so a capped /tf update is pending most of the time
+    ros.spin_until(lambda: len(node.tf) >= 2 and len(states) >= 2,
+                   what='the node publishing joint_states and /tf', process=process)
+    rigid = tmp_path / 'rigid.urdf'
+    rigid.write_text(RIGID_URDF, encoding='utf-8')
+    response = node.reload(str(rigid))
+    assert response.success, response.message
+    # the node's timer keeps running with the new model (its joint states now name no DoF) ...
+    count = len([m for m in states.messages if not m.name])
+    ros.spin_until(lambda: len([m for m in states.messages if not m.name]) >= count + 3,
+                   what='joint_states of the new (rigid) model', process=process)
+    assert process.alive(), process.describe()
+    assert 'Traceback' not in process.log(), process.log()
+    description, static = node.late_latched()
+    assert_same_urdf(description, rigid)
+    assert static_children(static) == {'marker'}
+
+
+def test_initial_positions_parameter_with_reload(launcher, tmp_path: Path) -> None:
+    """initial_positions is validated when set, and a batch that changes it together with
+    description_file loads the new file with the NEW initial positions."""
+    from rcl_interfaces.srv import SetParametersAtomically
+    process, ros = launcher.publisher('initial', description_file=str(ARM),
+                                      initial_positions=['elbow=0.5'], publish_joint_states=True,
+                                      publish_frequency=20.0)
+    node = Reloadable(process, ros)
+    states = ros.subscribe(JointState, 'joint_states', 10)
+    ros.spin_until(lambda: any(dict(zip(m.name, m.position)).get('elbow') == 0.5
+                               for m in states.messages),
+                   what='joint_states with elbow=0.5', process=process)
+
+    request = SetParameters.Request()
+    request.parameters = [Parameter('initial_positions', value=['elbow']).to_parameter_msg()]
+    (result,) = ros.call(node.set_client, request, process=process).results
+    assert not result.successful, 'a malformed initial_positions value was accepted'
+    assert 'initial_positions' in result.reason and 'elbow' in result.reason, result.reason
+
+    second = tmp_path / 'second.urdf'
+    second.write_text(SECOND_URDF, encoding='utf-8')
+    atomic = ros.node.create_client(SetParametersAtomically,
+                                    '/description_publisher/set_parameters_atomically')
+    request = SetParametersAtomically.Request()
+    request.parameters = [Parameter('initial_positions', value=['lift=0.25']).to_parameter_msg(),
+                          Parameter('description_file', value=str(second)).to_parameter_msg()]
+    result = ros.call(atomic, request, process=process).result
+    assert result.successful, result.reason
+    description, _ = node.late_latched()
+    assert_same_urdf(description, second)
+    ros.spin_until(lambda: any(dict(zip(m.name, m.position)) == {'lift': 0.25, 'swing': 0.0}
+                               for m in states.messages),
+                   what='joint_states of the new model at lift=0.25', process=process)
+    # and the working reload still works with them
+    response = node.reload('')
+    assert response.success, response.message
