@@ -115,7 +115,8 @@ def _print_warnings(result: formats.LoadResult) -> None:
 def _load(path: str) -> tuple[formats.LoadResult, KinematicTree]:
     result = formats.load(path)
     _print_warnings(result)
-    return result, KinematicTree(result.scene)
+    assert result.tree is not None
+    return result, result.tree
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

@@ -44,7 +44,7 @@ class Description:
              ) -> Description:
         """Load ``path``; ``initial_positions`` (DoF name → value) override the file's."""
         result = load(path)
-        tree = KinematicTree(result.scene)
+        tree = result.tree or KinematicTree(result.scene)
         lowered = lower(tree)
         urdf_scene = Scene(lowered.name, (lowered,), is_world=False, source=result.path)
         urdf_tree = KinematicTree(urdf_scene)

@@ -15,6 +15,7 @@ from typing import Callable
 from lxml import etree
 
 from .errors import Diagnostic, UnknownFormatError
+from .kinematics import KinematicTree
 from .model import Scene
 from .xmlsafe import local_name, read_xml
 
@@ -37,12 +38,13 @@ class FormatSpec:
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
-    """What :func:`load` returns: the scene, the format it was read as, and warnings."""
+    """What :func:`load` returns: the scene, its validated frame tree, the format, warnings."""
 
     scene: Scene
     format: str
     path: str
     warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    tree: KinematicTree | None = None  #: built by load(): proves the scene is a valid tree
 
 
 _REGISTRY: dict[str, FormatSpec] = {}
@@ -103,4 +105,5 @@ def load(path: str | Path) -> LoadResult:
     root = read_xml(path)
     spec = detect(path, root, warnings)
     scene = spec.reader(path, root, warnings)
-    return LoadResult(scene, spec.name, str(path), tuple(warnings))
+    tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
+    return LoadResult(scene, spec.name, str(path), tuple(warnings), tree)

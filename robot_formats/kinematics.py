@@ -18,12 +18,14 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import CycleError, DuplicateNameError, ReferenceError, StructureError
+from .errors import (CycleError, DuplicateNameError, InvalidValueError, ReferenceError,
+                     StructureError)
 from .model import WORLD, Frame, Joint, JointType, Link, Model, Scene, dof_names
 from .transforms import axis_angle, exp_rotvec, invert, normalized, pose_to_matrix
 
 __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
+_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
 
 
@@ -178,6 +180,11 @@ class KinematicTree:
             if end not in self.links and not (end == WORLD and self.scene.is_world):
                 raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
                                      source, joint.line)
+        if joint.type is JointType.EULER and (
+                len(joint.axis_order) != 3 or set(joint.axis_order) - set('xyz')):
+            raise InvalidValueError(f'euler joint {name!r} has axis order '
+                                    f'{joint.axis_order!r}; expected three of x, y, z',
+                                    source, joint.line)
         if joint.parent == joint.child:
             raise StructureError(f'joint {name!r} has the same parent and child {joint.child!r}',
                                  source, joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
@@ -256,6 +263,10 @@ class KinematicTree:
         for joint in self.joints.values():
             if joint.mimic is None:
                 continue
+            if joint.type not in _ONE_DOF:
+                raise StructureError(f'{joint.type.value} joint {joint.name!r} cannot mimic '
+                                     'another joint; only one-degree-of-freedom joints can',
+                                     self.scene.source, joint.line)
             leader = self.joints.get(joint.mimic.joint)
             if leader is None or leader.dof_count != 1:
                 raise ReferenceError(f'joint {joint.name!r} mimics {joint.mimic.joint!r}, which is '

@@ -67,18 +67,9 @@ class Pose:
                 and abs(abs(self.quat[3]) - 1.0) < 1e-12)
 
     def rpy(self) -> Vec3:
-        """Roll, pitch, yaw (URDF convention) of the rotation."""
-        x, y, z, w = self.quat
-        sinp = max(-1.0, min(1.0, 2.0 * (w * y - z * x)))
-        pitch = math.asin(sinp)
-        if abs(sinp) > 1.0 - 1e-12:  # gimbal lock: put all of the remaining rotation in yaw
-            roll = 0.0
-            yaw = -2.0 * math.atan2(x, w) if sinp > 0 else 2.0 * math.atan2(x, w)
-            yaw = math.atan2(math.sin(yaw), math.cos(yaw))
-            return (roll, pitch, yaw)
-        roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-        yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-        return (roll, pitch, yaw)
+        """Roll, pitch, yaw (URDF convention) of the rotation, exact near gimbal lock too."""
+        from .transforms import quat_to_rotation, rotation_to_rpy  # transforms imports model
+        return rotation_to_rpy(quat_to_rotation(self.quat))
 
 
 IDENTITY = Pose()
@@ -274,12 +265,16 @@ def dof_names(joint: Joint) -> tuple[str, ...]:
     """Names of the joint's coordinates: the joint name for 1-DoF kinds, else ``joint/suffix``.
 
     Mimic joints have none (they follow another joint). Euler joints use their axis letters in
-    order, e.g. ``hip/z``, ``hip/y``, ``hip/x`` for axis_order ``zyx``.
+    order, e.g. ``hip/z``, ``hip/y``, ``hip/x`` for axis_order ``zyx``; when a letter repeats
+    (proper Euler angles, e.g. ``zxz``) each gets its index: ``hip/z0``, ``hip/x1``, ``hip/z2``.
     """
     if joint.mimic is not None:
         return ()
     if joint.type is JointType.EULER:
-        return tuple(f'{joint.name}/{letter}' for letter in joint.axis_order)
+        letters = joint.axis_order
+        if len(set(letters)) == len(letters):
+            return tuple(f'{joint.name}/{letter}' for letter in letters)
+        return tuple(f'{joint.name}/{letter}{i}' for i, letter in enumerate(letters))
     suffixes = DOF_SUFFIXES[joint.type]
     if suffixes == ('',):
         return (joint.name,)

@@ -16,7 +16,7 @@ from .model import Pose
 __all__ = [
     'pose_to_matrix', 'matrix_to_pose', 'quat_to_rotation', 'rotation_to_quat',
     'rotations_to_quats', 'axis_angle', 'axis_angles', 'exp_rotvec', 'translation',
-    'invert', 'rpy_to_rotation', 'normalized',
+    'invert', 'rpy_to_rotation', 'rotation_to_rpy', 'normalized',
 ]
 
 
@@ -149,6 +149,20 @@ def invert(matrix: np.ndarray) -> np.ndarray:
     out[:3, :3] = rotation_t
     out[:3, 3] = -rotation_t @ matrix[:3, 3]
     return out
+
+
+def rotation_to_rpy(rotation: np.ndarray) -> tuple[float, float, float]:
+    """Roll, pitch, yaw (URDF convention) of a rotation matrix, exact to rounding everywhere.
+
+    Pitch comes from atan2 (not asin, which loses ~1e-8 rad near ±π/2), and yaw is solved from
+    what remains after roll and pitch, so roll's error near gimbal lock is absorbed.
+    """
+    r = np.asarray(rotation, dtype=float)
+    cos_pitch = math.hypot(r[2, 1], r[2, 2])
+    pitch = math.atan2(-r[2, 0], cos_pitch)
+    roll = math.atan2(r[2, 1], r[2, 2]) if cos_pitch > 0.0 else 0.0
+    rest = r @ axis_angle((1.0, 0.0, 0.0), roll).T @ axis_angle((0.0, 1.0, 0.0), pitch).T
+    return (roll, pitch, math.atan2(rest[1, 0], rest[0, 0]))
 
 
 def rpy_to_rotation(rpy: Sequence[float]) -> np.ndarray:

@@ -19,7 +19,8 @@ URDF-shaped :class:`~robot_formats.model.Model`:
   origin), and otherwise kept as a massless ``<joint>/frame`` link plus a fixed joint.
 
 Generated link and joint names use ``/`` suffixes of the original names; if one would collide
-with an existing name, ``~2``, ``~3``... is appended (deterministically).
+with an existing name, ``~2``, ``~3``... is appended (deterministically). Link names (= TF frame
+ids) never start with ``/``: a leading slash is dropped, with the same collision rule.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dataclasses import replace as _replace
 import numpy as np
 
 from ..kinematics import KinematicTree, planar_axes
-from ..model import IDENTITY, Joint, JointType, Limits, Link, Mimic, Model
+from ..model import IDENTITY, Joint, JointType, Limits, Link, Mimic, Model, dof_names
 from ..transforms import matrix_to_pose, normalized, pose_to_matrix
 
 __all__ = ['lower', 'URDF_NATIVE']
@@ -66,20 +67,29 @@ class _Lowering:
         self.tree = tree
         self.links: list[Link] = []
         self.joints: list[Joint] = []
-        self.link_names = _Namer(set(tree.frame_names()))
         self.joint_names = _Namer(set(tree.joints))
+        # Frame ids may not start with '/' (tf2 refuses them): strip it, keep names unique.
+        plain = {name for name in tree.frame_names() if not name.startswith('/')}
+        self.link_names = _Namer(plain)
+        self.frame_link = {name: name if name in plain else self.link_names(name.lstrip('/') or '_')
+                           for name in tree.frame_names()}
 
     def run(self, name: str) -> Model:
         tree = self.tree
         for frame in tree.frame_names():
-            self.links.append(tree.links.get(frame) or Link(frame))
+            link = tree.links.get(frame)
+            self.links.append(_replace(link, name=self.frame_link[frame]) if link
+                              else Link(self.frame_link[frame]))
         for child in tree.order:
             edge = tree.edges[child]
             if edge.joint is None:
-                self.joints.append(Joint(self.joint_names(f'{child}/attach'), JointType.FIXED,
-                                         edge.parent, child, matrix_to_pose(edge.origin)))
+                self.joints.append(Joint(self.joint_names(f'{self.frame_link[child]}/attach'),
+                                         JointType.FIXED, self.frame_link[edge.parent],
+                                         self.frame_link[child], matrix_to_pose(edge.origin)))
             else:
-                self.lower_joint(edge.joint, edge.origin, edge.offset)
+                joint = _replace(edge.joint, parent=self.frame_link[edge.joint.parent],
+                                 child=self.frame_link[edge.joint.child])
+                self.lower_joint(joint, edge.origin, edge.offset)
         return Model(name, tuple(self.links), tuple(self.joints),
                      initial_positions=dict(tree.initial_positions), source=tree.scene.source)
 
@@ -158,6 +168,7 @@ def _chain(joint: Joint) -> list[Joint]:
         return [_replace(joint, child_offset=IDENTITY, axis2=None)]
     limits = list(joint.limits) + [None] * 3  # type: ignore[list-item]
     name = joint.name
+    names = dof_names(joint)  # multi-DoF joints never mimic (KinematicTree refuses it)
     if kind is JointType.SCREW:
         rotation = _replace(joint, type=JointType.CONTINUOUS if not joint.limits else
                             JointType.REVOLUTE, child_offset=IDENTITY)
@@ -171,19 +182,19 @@ def _chain(joint: Joint) -> list[Joint]:
         return [rotation, translation]
     if kind is JointType.UNIVERSAL:
         assert joint.axis2 is not None
-        return [_one_dof(f'{name}/axis1', joint.axis, True, limits[0], joint),
-                _one_dof(f'{name}/axis2', joint.axis2, True, limits[1], joint)]
+        return [_one_dof(names[0], joint.axis, True, limits[0], joint),
+                _one_dof(names[1], joint.axis2, True, limits[1], joint)]
     if kind is JointType.EULER:
-        return [_one_dof(f'{name}/{letter}', _AXES[letter], True, limits[i], joint)
+        return [_one_dof(names[i], _AXES[letter], True, limits[i], joint)
                 for i, letter in enumerate(joint.axis_order)]
     if kind is JointType.TRANSLATIONAL:
-        return [_one_dof(f'{name}/{letter}', _AXES[letter], False, limits[i], joint)
+        return [_one_dof(names[i], _AXES[letter], False, limits[i], joint)
                 for i, letter in enumerate('xyz')]
     if kind is JointType.PLANAR:
         t1, t2 = planar_axes(joint)
         normal = np.cross(t1, t2)
-        return [_one_dof(f'{name}/trans1', tuple(t1), False, limits[0], joint),
-                _one_dof(f'{name}/trans2', tuple(t2), False, limits[1], joint),
-                _one_dof(f'{name}/rot', tuple(normal), True, limits[2], joint)]
+        return [_one_dof(names[0], tuple(t1), False, limits[0], joint),
+                _one_dof(names[1], tuple(t2), False, limits[1], joint),
+                _one_dof(names[2], tuple(normal), True, limits[2], joint)]
     raise AssertionError(kind)  # pragma: no cover
 

@@ -23,7 +23,7 @@ from ..kinematics import KinematicTree
 from ..model import (Box, Capsule, Collision, Cone, Cylinder, Ellipsoid, Geometry, Joint,
                      JointType, Link, Material, Mesh, Model, Plane, Pose, Scene, Sphere, Visual,
                      dof_names)
-from ..transforms import axis_angle, matrix_to_pose, pose_to_matrix, quat_to_rotation
+from ..transforms import matrix_to_pose, pose_to_matrix
 from .lowering import lower
 
 __all__ = ['write_urdf', 'urdf_string', 'model_to_urdf', 'UNIT_SPHERE_URI', 'UNIT_CONE_URI',
@@ -77,24 +77,10 @@ def _nums(values: tuple[float, ...] | list[float]) -> str:
     return ' '.join(_num(v) for v in values)
 
 
-def _rpy(pose: Pose) -> tuple[float, float, float]:
-    """Roll, pitch, yaw of the pose's rotation, exact to rounding everywhere.
-
-    Pitch comes from atan2 (not asin, which loses ~1e-8 rad near ±π/2), and yaw is solved
-    from what remains after roll and pitch, so roll's error near gimbal lock is absorbed.
-    """
-    r = quat_to_rotation(pose.quat)
-    cos_pitch = math.hypot(r[2, 1], r[2, 2])
-    pitch = math.atan2(-r[2, 0], cos_pitch)
-    roll = math.atan2(r[2, 1], r[2, 2]) if cos_pitch > 0.0 else 0.0
-    rest = r @ axis_angle((1.0, 0.0, 0.0), roll).T @ axis_angle((0.0, 1.0, 0.0), pitch).T
-    return (roll, pitch, math.atan2(rest[1, 0], rest[0, 0]))
-
-
 def _origin(parent: etree._Element, pose: Pose) -> None:
     if pose.is_identity:
         return
-    etree.SubElement(parent, 'origin', xyz=_nums(pose.xyz), rpy=_nums(_rpy(pose)))
+    etree.SubElement(parent, 'origin', xyz=_nums(pose.xyz), rpy=_nums(pose.rpy()))
 
 
 def _compose(pose: Pose, local: Pose) -> Pose:
