@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
         prog='robot-formats',
         description='Read robot, scene, problem and motion files; convert them to URDF; '
                     'inspect their frames; run the ROS 2 nodes.')
+    from . import __version__
+    parser.add_argument('--version', action='version', version=f'robot-formats {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
 
     check = sub.add_parser('check', help='validate a file (exit 0 valid, 1 invalid)')
