@@ -101,7 +101,8 @@ def run_sustained(seconds: float = 5.0) -> bool:
         env = dict(os.environ)
         node = subprocess.Popen([sys.executable, '-m', 'robot_formats.nodes.description_publisher',
                                  '--ros-args', '-p', f'description_file:={path}',
-                                 '-p', 'publish_frequency:=0.0'], env=env,
+                                 '-p', 'publish_frequency:=0.0',
+                                '-p', 'joint_states_qos:=reliable'], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         counter = subprocess.Popen([sys.executable, '-m', 'benchmarks.tf_counter',
                                     str(seconds + 30.0)], env=env, stdout=subprocess.PIPE,

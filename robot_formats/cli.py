@@ -208,7 +208,11 @@ def _configuration(tree: KinematicTree, positions: str | None, sets: list[str]) 
         index = tree.dof_index.get(name.strip())
         if index is None:
             joint = tree.joints.get(name.strip())
-            hint = f' (its DoFs: {", ".join(dof_names(joint))})' if joint else ''
+            hint = ''
+            if joint is not None:
+                names = dof_names(joint)
+                hint = (f' (its DoFs: {", ".join(names)})' if names else
+                        ' (it is a fixed or mimic joint, with no coordinates of its own)')
             raise UsageError(f'--set: {name.strip()!r} is not a degree of freedom of this '
                              f'model{hint}')
         try:

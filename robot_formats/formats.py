@@ -71,6 +71,9 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
     """The format for ``path`` with root element ``root``."""
     specs = registered()
     tag = local_name(root)
+    if '.xacro' in (suffix.lower() for suffix in path.suffixes):
+        raise UnknownFormatError('xacro files must be expanded first (run xacro on it and load '
+                                 'the resulting URDF)', str(path), root.sourceline)
     suffix = ''.join(path.suffixes[-1:]).lower()
     by_extension = [s for s in specs if suffix in s.extensions]
     by_root = [s for s in specs if tag in s.root_tags]
@@ -86,9 +89,6 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
         return by_root[0]
     known = ', '.join(f'{s.name} ({"/".join(s.extensions)}, <{"|".join(s.root_tags)}>)'
                       for s in specs)
-    if suffix == '.xacro':
-        raise UnknownFormatError('xacro files must be expanded first (run xacro on it and load '
-                                 'the resulting URDF)', str(path), root.sourceline)
     raise UnknownFormatError(f'unknown format: root element <{tag}> with extension '
                              f'{suffix or "(none)"!r}; supported: {known}', str(path),
                              root.sourceline)

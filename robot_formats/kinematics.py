@@ -125,6 +125,8 @@ class KinematicTree:
         self.dof_names: tuple[str, ...] = tuple(
             name for joint in self.joints.values() for name in dof_names(joint))
         self.dof_index: dict[str, int] = {name: i for i, name in enumerate(self.dof_names)}
+        if len(self.dof_index) != len(self.dof_names):
+            self._refuse_duplicate_dofs()
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -258,6 +260,17 @@ class KinematicTree:
         # Keep the document's order where the tree allows it: stable and readable.
         position = {name: i for i, name in enumerate([*self.links, *self.frames])}
         return tuple(_stable_topological(order, self.edges, position, self.root))
+
+    def _refuse_duplicate_dofs(self) -> None:
+        seen: dict[str, Joint] = {}
+        for joint in self.joints.values():
+            for name in dof_names(joint):
+                if name in seen:
+                    raise DuplicateNameError(
+                        f'joints {seen[name].name!r} and {joint.name!r} both have a degree of '
+                        f'freedom named {name!r} (a multi-DoF joint j names its coordinates '
+                        'j/<axis>); rename one of them', self.scene.source, joint.line)
+                seen[name] = joint
 
     def _check_mimics(self) -> None:
         for joint in self.joints.values():

@@ -8,18 +8,18 @@ The bringup file lists nodes; each takes the same ROS parameter files the launch
         namespace: ''                          # optional
         parameters:                            # files (ROS params YAML) and/or inline mappings
           - $(find robot_formats)/config/description_publisher.yaml
-          - description_file: $(dirname)/../examples/urdf/two_link_arm.urdf
+          - description_file: $(dirname)/../examples/urdf/arm_with_gripper.urdf
         remappings:                            # optional
           joint_states: /my_robot/joint_states
 
 ``$(dirname)`` is the bringup file's directory; ``$(find PKG)`` a package's share directory.
-Parameters from files are taken from the sections for the node's name (``name:``,
-``/ns/name:``) and wildcards (``/**:``), as ``ros2 run --params-file`` does; later entries win.
+Parameters from files are taken from the sections whose key matches the node's full name
+(``name:``, ``/ns/name:``, wildcards ``/**:`` = any namespaces, ``*`` = one name), as
+``--params-file`` does; later entries win.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import sys
 import time
@@ -103,18 +103,33 @@ def _params_from_file(path: Path, name: str, namespace: str) -> dict[str, Any]:
     document = _read_yaml(path)
     if not isinstance(document, dict):
         raise BringupError(f'{path}: a parameter file maps node names to ros__parameters')
-    full_name = f'{namespace.rstrip("/")}/{name}' if namespace else f'/{name}'
+    full_name = f'{namespace.rstrip("/")}/{name}'
     out: dict[str, Any] = {}
     for key, section in document.items():
         key = str(key)
-        pattern = key if key.startswith('/') else '/' + key
-        if key != name and not fnmatch.fnmatchcase(full_name, pattern.replace('**', '*')):
+        if not _section_matches(key, full_name):
             continue
         params = (section or {}).get('ros__parameters') if isinstance(section, dict) else None
         if not isinstance(params, dict):
             raise BringupError(f'{path}: section {key!r} has no ros__parameters mapping')
         out.update(_flatten(params))
     return out
+
+
+def _section_matches(key: str, full_name: str) -> bool:
+    """ROS parameter-file keys: ``/**`` any namespaces (or none), ``*`` one name, else exact.
+
+    A key without a leading slash is a name relative to the root namespace (``name`` matches
+    the node ``/name``).
+    """
+    pattern = key if key.startswith('/') else '/' + key
+    regex = ''
+    for part in pattern.split('/')[1:]:
+        if part == '**':
+            regex += '(/[^/]+)*'
+        else:
+            regex += '/' + '[^/]*'.join(re.escape(piece) for piece in part.split('*'))
+    return re.fullmatch(regex, full_name) is not None
 
 
 def _flatten(params: dict[str, Any], prefix: str = '') -> dict[str, Any]:
@@ -143,7 +158,8 @@ def load_bringup(path: str | Path) -> list[NodeSpec]:
             raise BringupError(f'{path}: nodes[{index}]: unknown executable {executable!r} '
                                f'(known: {", ".join(EXECUTABLES)})')
         name = str(entry.get('name') or executable)
-        namespace = str(entry.get('namespace') or '')
+        namespace = str(entry.get('namespace') or '').strip('/')
+        namespace = f'/{namespace}' if namespace else ''
         parameters: dict[str, Any] = {}
         for item in entry.get('parameters') or []:
             item = _substitute(item, base)
@@ -170,7 +186,14 @@ def run_bringup(path: str | Path, duration: float | None = None) -> int:
     try:
         with rclpy.init():
             executor = SingleThreadedExecutor()
-            nodes = [spec.create() for spec in specs]
+            nodes = []
+            for spec in specs:
+                try:
+                    nodes.append(spec.create())
+                except Exception as err:  # noqa: BLE001 - rclpy's parameter errors vary
+                    print(f'robot-formats bringup: {path}: cannot start {spec.name!r}: '
+                          f'{type(err).__name__}: {err}', file=sys.stderr)
+                    return 1
             for node in nodes:
                 executor.add_node(node)
             print(f'bringup: started {", ".join(n.get_fully_qualified_name() for n in nodes)}',

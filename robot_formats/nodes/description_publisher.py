@@ -7,8 +7,8 @@ Like robot_state_publisher, for every format and for floating and multi-DoF join
 * ``/tf``: moving joints, from ``joint_states`` (sensor_msgs/JointState); mimic joints follow;
   rate-capped by ``publish_frequency`` (0: no cap); messages whose name and position lengths differ are
   dropped with a throttled warning; unknown names are ignored;
-* with ``publish_joint_states``, the initial configuration on ``joint_states`` at
-  ``publish_frequency``, so rviz shows the whole tree with no other node;
+* with ``publish_joint_states``, the current configuration (at first the initial one) on
+  ``joint_states`` at ``publish_frequency``, so rviz shows the whole tree with no other node;
 * ``~/reload`` (robot_formats_interfaces/srv/Reload): load a new (or the same) file; the new file
   is parsed completely first, and on failure the old model keeps being served.
 
@@ -49,6 +49,10 @@ TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                     durability=DurabilityPolicy.VOLATILE)
 
 
+#: Parameters that shape publishers, subscriptions and timers: fixed once the node runs.
+_READ_ONLY = ('frame_prefix', 'publish_frequency', 'publish_joint_states', 'joint_states_qos')
+
+
 class DescriptionPublisher(Node):
     """Publishes one description; swaps it atomically on a successful reload."""
 
@@ -57,8 +61,9 @@ class DescriptionPublisher(Node):
         self._declare_parameters()
         self.description: Description | None = None
         self.positions = np.zeros(0)
-        self._last_tf_time = -math.inf
-        self._pending: tuple[SolvePlan, tuple[int, int]] | None = None
+        # rate cap per set of joints (per JointState source), as robot_state_publisher per joint
+        self._last_tf_time: dict[int, float] = {}
+        self._pending: dict[int, tuple[SolvePlan, tuple[int, int]]] = {}
         self._frame_prefix = str(self.get_parameter('frame_prefix').value)
         self.joint_states_received = 0  #: counters, logged at shutdown (and read by benchmarks)
         self.tf_published = 0
@@ -69,7 +74,8 @@ class DescriptionPublisher(Node):
         self.joint_states_pub = None
         if self.get_parameter('publish_joint_states').value:
             self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
-        self.create_subscription(JointState, 'joint_states', self.joint_states_callback, 100)
+        self.create_subscription(JointState, 'joint_states', self.joint_states_callback,
+                                 self._joint_states_qos())
         self.create_service(Reload, '~/reload', self.reload_callback)
 
         self._try_initial_load()
@@ -96,9 +102,22 @@ class DescriptionPublisher(Node):
             'every joint_states message (joint states at 20 Hz).'))
         self.declare_parameter('publish_joint_states', False, text(
             'Publish the initial configuration on joint_states (for rviz without other nodes).'))
+        self.declare_parameter('joint_states_qos', 'sensor_data', text(
+            "QoS of the joint_states subscription: 'sensor_data' (best effort, accepts every "
+            "publisher, as robot_state_publisher) or 'reliable' (no loss from reliable "
+            'publishers; best-effort publishers cannot connect).'))
         self.declare_parameter('initial_positions', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
             type=ParameterType.PARAMETER_STRING_ARRAY,
             description="Overrides of the file's initial configuration: ['joint=value', ...]."))
+
+    def _joint_states_qos(self) -> QoSProfile:
+        choice = str(self.get_parameter('joint_states_qos').value)
+        if choice == 'reliable':
+            return QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+        if choice != 'sensor_data':
+            self.get_logger().warning(f"joint_states_qos {choice!r} is not 'sensor_data' or "
+                                      "'reliable'; using 'sensor_data'")
+        return QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 
     def _frequency(self) -> float:
         value = float(self.get_parameter('publish_frequency').value)
@@ -119,9 +138,10 @@ class DescriptionPublisher(Node):
         """
         overrides = None
         for parameter in parameters:
-            if parameter.name == 'frame_prefix':
-                return SetParametersResult(successful=False, reason='frame_prefix is read-only '
-                                           'while running; restart the node to change it')
+            if parameter.name in _READ_ONLY:
+                return SetParametersResult(successful=False, reason=f'{parameter.name} is '
+                                           'read-only while running; restart the node to change '
+                                           'it')
             if parameter.name == 'initial_positions':
                 try:
                     overrides = parse_positions(list(parameter.value or []))
@@ -164,7 +184,8 @@ class DescriptionPublisher(Node):
             self.get_logger().warning(str(warning))
         self.description = description
         self.positions = description.initial_vector()
-        self._pending = None  # a capped /tf update of the old model must not outlive it
+        self._pending.clear()  # a capped /tf update of the old model must not outlive it
+        self._last_tf_time.clear()
         self._publish_description()
         self.get_logger().info(
             f'serving {path} ({description.format}, {len(description.urdf_tree.links)} frames, '
@@ -220,8 +241,8 @@ class DescriptionPublisher(Node):
         stamp = (msg.header.stamp.sec, msg.header.stamp.nanosec)
         if stamp == (0, 0):
             stamp = self._now()
-        if time.monotonic() - self._last_tf_time < self._min_period:
-            self._pending = (plan, stamp)  # published by the timer if nothing newer comes
+        if time.monotonic() - self._last_tf_time.get(id(plan), -math.inf) < self._min_period:
+            self._pending[id(plan)] = (plan, stamp)  # the timer publishes it if nothing newer
             return
         self._publish_moving(plan, stamp)
 
@@ -236,12 +257,11 @@ class DescriptionPublisher(Node):
         poses = description.solver.solve_plan(self.positions, plan)
         self.tf_pub.publish(plan.wire.fill(stamp[0], stamp[1], poses))  # type: ignore[union-attr]
         self.tf_published += 1
-        self._last_tf_time = time.monotonic()
-        self._pending = None
+        self._last_tf_time[id(plan)] = time.monotonic()
+        self._pending.pop(id(plan), None)
 
     def timer_callback(self) -> None:
-        if self._pending is not None:
-            plan, stamp = self._pending
+        for plan, stamp in list(self._pending.values()):
             self._publish_moving(plan, stamp)
         self._publish_joint_states()
 
@@ -251,7 +271,9 @@ class DescriptionPublisher(Node):
         msg = JointState()
         msg.header.stamp = self.get_clock().now().to_msg()
         msg.name = list(self.description.dof_names)
-        msg.position = self.description.initial_vector().tolist()
+        # the current configuration (initially the initial one), so that joint states from
+        # other sources are echoed rather than reset
+        msg.position = self.positions.tolist()
         self.joint_states_pub.publish(msg)
 
     # --- services ---------------------------------------------------------------------------
@@ -278,15 +300,17 @@ class DescriptionPublisher(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    node = None
     try:
         with rclpy.init(args=args):
             node = DescriptionPublisher()
-            rclpy.spin(node)
+            try:
+                rclpy.spin(node)
+            except KeyboardInterrupt:
+                pass
+            node.log_statistics()
+            node.destroy_node()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
-    if node is not None:
-        node.log_statistics()
     return 0
 
 

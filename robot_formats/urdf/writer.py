@@ -178,9 +178,11 @@ def _joint(joint: Joint) -> etree._Element:
         kind = JointType.CONTINUOUS  # URDF's name for an unlimited revolute joint
     element = etree.Element('joint', name=joint.name, type=_URDF_TYPE[kind])
     if kind in (JointType.BALL, JointType.FLOATING):
+        layout = ('rotation vector' if kind is JointType.BALL
+                  else 'rotation vector, then translation')
         element.append(etree.Comment(
             f' {kind.value} joint: positions {", ".join(dof_names(joint))} '
-            '(rotation vector, then translation); see docs/urdf-representation.md '))
+            f'({layout}); see docs/urdf-representation.md '))
     _origin(element, joint.origin)
     etree.SubElement(element, 'parent', link=joint.parent)
     etree.SubElement(element, 'child', link=joint.child)
