@@ -5,7 +5,7 @@
 Arguments:
     description_file      file in any format robot_formats reads (default: the bundled arm)
     frame_prefix          prepended literally to every TF frame id (default: '')
-    publish_joint_states  publish the initial configuration on joint_states (default: true)
+    publish_joint_states  publish the current configuration on joint_states (default: true)
     rviz                  start rviz2 (default: true)
     rviz_config           rviz2 configuration (default: config/display.rviz)
 

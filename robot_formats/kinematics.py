@@ -127,6 +127,7 @@ class KinematicTree:
         self.dof_index: dict[str, int] = {name: i for i, name in enumerate(self.dof_names)}
         if len(self.dof_index) != len(self.dof_names):
             self._refuse_duplicate_dofs()
+        self._refuse_joint_names_of_coordinates()
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -271,6 +272,19 @@ class KinematicTree:
                         f'freedom named {name!r} (a multi-DoF joint j names its coordinates '
                         'j/<axis>); rename one of them', self.scene.source, joint.line)
                 seen[name] = joint
+
+    def _refuse_joint_names_of_coordinates(self) -> None:
+        """A joint may not be named like another joint's coordinate (``j/x``, ...) or a screw's
+        translation (``j/translation``): in URDF these become joints, in one namespace."""
+        for joint in self.joints.values():
+            generated = set(dof_names(joint)) - {joint.name}
+            if joint.type is JointType.SCREW:
+                generated.add(f'{joint.name}/translation')
+            for name in sorted(generated & self.joints.keys()):
+                raise DuplicateNameError(
+                    f'joint {name!r} is named like a coordinate of {joint.type.value} joint '
+                    f'{joint.name!r}, whose URDF form uses that name; rename it',
+                    self.scene.source, self.joints[name].line)
 
     def _check_mimics(self) -> None:
         for joint in self.joints.values():

@@ -19,6 +19,7 @@ literally. The node never parses XML itself: :class:`robot_formats.description.D
 from __future__ import annotations
 
 import math
+import signal
 import time
 
 import numpy as np
@@ -26,6 +27,7 @@ import rclpy
 from geometry_msgs.msg import TransformStamped
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.executors import ExternalShutdownException
+from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -101,7 +103,8 @@ class DescriptionPublisher(Node):
             'Maximum rate (Hz) of /tf and of the joint states this node publishes; 0: /tf for '
             'every joint_states message (joint states at 20 Hz).'))
         self.declare_parameter('publish_joint_states', False, text(
-            'Publish the initial configuration on joint_states (for rviz without other nodes).'))
+            'Publish the current configuration (at first the initial one) on joint_states, '
+            'for rviz without other nodes.'))
         self.declare_parameter('joint_states_qos', 'sensor_data', text(
             "QoS of the joint_states subscription: 'sensor_data' (best effort, accepts every "
             "publisher, as robot_state_publisher) or 'reliable' (no loss from reliable "
@@ -261,8 +264,10 @@ class DescriptionPublisher(Node):
         self._pending.pop(id(plan), None)
 
     def timer_callback(self) -> None:
-        for plan, stamp in list(self._pending.values()):
-            self._publish_moving(plan, stamp)
+        now = time.monotonic()
+        for key, (plan, stamp) in list(self._pending.items()):
+            if now - self._last_tf_time.get(key, -math.inf) >= self._min_period:
+                self._publish_moving(plan, stamp)
         self._publish_joint_states()
 
     def _publish_joint_states(self) -> None:
@@ -299,9 +304,17 @@ class DescriptionPublisher(Node):
                                f'received, {self.tf_published} /tf messages published')
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(args: list[str] | None = None) -> int:
+    # Ctrl-C and SIGTERM end spin() here, not inside rclpy, so the context is still valid for
+    # the statistics line (the node's timer wakes the executor at least every 50 ms).
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)  # also when started with SIGINT ignored (`cmd &`)
     try:
-        with rclpy.init(args=args):
+        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             node = DescriptionPublisher()
             try:
                 rclpy.spin(node)

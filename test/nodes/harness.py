@@ -23,7 +23,7 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import rclpy
@@ -92,8 +92,8 @@ class NodeProcess:
 
     @classmethod
     def description_publisher(cls, domain_id: int, log_dir: Path, name: str,
-                              **parameters: Any) -> NodeProcess:
-        args = ['-m', 'robot_formats.nodes.description_publisher', '--ros-args']
+                              ros_args: Sequence[str] = (), **parameters: Any) -> NodeProcess:
+        args = ['-m', 'robot_formats.nodes.description_publisher', '--ros-args', *ros_args]
         for key, value in parameters.items():
             args += ['-p', f'{key}:={_param_text(value)}']
         return cls(args, domain_id, log_dir, name)
@@ -364,10 +364,12 @@ class Launcher:
         self.processes: list[NodeProcess] = []
         self.sides: list[RosSide] = []
 
-    def publisher(self, name: str, **parameters: Any) -> tuple[NodeProcess, RosSide]:
+    def publisher(self, name: str, ros_args: Sequence[str] = (), **parameters: Any
+                  ) -> tuple[NodeProcess, RosSide]:
         """description_publisher with ``parameters`` and a RosSide on the same domain."""
         domain = self.allocate_domain()
-        process = NodeProcess.description_publisher(domain, self.log_dir, name, **parameters)
+        process = NodeProcess.description_publisher(domain, self.log_dir, name, ros_args,
+                                                    **parameters)
         self.processes.append(process)
         return process, self.side(domain, name)
 

@@ -49,13 +49,18 @@ def test_bringup_demo_serves_and_stops_on_sigint(launcher) -> None:
     assert 'Traceback' not in process.log(), process.log()
 
 
+def _bringup(config: Path, allocate_domain, tmp_path: Path, duration: str = '5'
+             ) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, '-m', 'robot_formats.cli', 'bringup', str(config), '--duration',
+         duration], cwd=ROOT, env=subprocess_env(allocate_domain(), tmp_path),
+        capture_output=True, text=True, timeout=60)
+
+
 def test_bringup_unknown_executable(tmp_path: Path, allocate_domain) -> None:
     config = tmp_path / 'bad_bringup.yaml'
     config.write_text('nodes:\n  - executable: robot_state_publisher_typo\n', encoding='utf-8')
-    result = subprocess.run(
-        [sys.executable, '-m', 'robot_formats.cli', 'bringup', str(config), '--duration', '5'],
-        cwd=ROOT, env=subprocess_env(allocate_domain(), tmp_path), capture_output=True,
-        text=True, timeout=60)
+    result = _bringup(config, allocate_domain, tmp_path)
     assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
     assert 'Traceback' not in result.stderr + result.stdout
     assert 'unknown executable' in result.stderr, result.stderr
@@ -63,3 +68,28 @@ def test_bringup_unknown_executable(tmp_path: Path, allocate_domain) -> None:
     assert str(config) in result.stderr
     assert 'description_publisher' in result.stderr  # the known ones are listed
     assert 'bringup: started' not in result.stdout
+
+
+def test_bringup_node_that_cannot_start(tmp_path: Path, allocate_domain) -> None:
+    """A parameter of the wrong type (an integer for a double) stops the bringup cleanly."""
+    config = tmp_path / 'wrong_type.yaml'
+    config.write_text('nodes:\n  - executable: description_publisher\n    parameters:\n'
+                      f'      - description_file: {ARM}\n        publish_frequency: 10\n',
+                      encoding='utf-8')
+    result = _bringup(config, allocate_domain, tmp_path)
+    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    assert 'Traceback' not in result.stderr + result.stdout
+    assert "cannot start 'description_publisher'" in result.stderr, result.stderr
+    assert 'publish_frequency' in result.stderr
+
+
+def test_bringup_duration_ends_with_exit_0(tmp_path: Path, allocate_domain) -> None:
+    config = tmp_path / 'short.yaml'
+    config.write_text('nodes:\n  - executable: description_publisher\n    parameters:\n'
+                      f'      - description_file: {ARM}\n', encoding='utf-8')
+    started = time.monotonic()
+    result = _bringup(config, allocate_domain, tmp_path, duration='1.5')
+    assert result.returncode == 0, (result.returncode, result.stdout, result.stderr)
+    assert 'bringup: started /description_publisher' in result.stdout
+    assert 1.5 <= time.monotonic() - started < 50
+    assert 'Traceback' not in result.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -37,8 +38,9 @@ _STAMPS = itertools.count(1)
 class Running:
     """A node under test plus the test side's standing subscriptions to it."""
 
-    def __init__(self, process: NodeProcess, ros: RosSide, path: Path) -> None:
-        self.process, self.ros, self.path = process, ros, path
+    def __init__(self, process: NodeProcess, ros: RosSide, path: Path,
+                 frequency: float = FREQUENCY) -> None:
+        self.process, self.ros, self.path, self.frequency = process, ros, path, frequency
         self.reload = ros.node.create_client(Reload, '/description_publisher/reload')
         # Readiness: the reload service is discovered and the node says it is serving.
         assert self.reload.wait_for_service(timeout_sec=TIMEOUT), (
@@ -91,7 +93,7 @@ class Running:
         """Let the node's /tf rate cap (1/publish_frequency) expire, so the next message would
         be published at once rather than coalesced with a later one (an absence check then
         means something). Bounded by the node's configured rate, not a readiness guess."""
-        self.ros.spin_for(3.0 / FREQUENCY)
+        self.ros.spin_for(3.0 / self.frequency)
 
 
 def next_stamp() -> tuple[int, int]:
@@ -502,3 +504,112 @@ def test_frame_prefix_on_every_frame(prefixed) -> None:
     poses = compose({**edges_of(tf_static.messages[-1:]), **edges_of(full[-1:])})
     expected = library_tree(ARM).forward({'shoulder_pan': -0.7, 'finger_left': 0.03})
     assert_poses_equal(poses, {f'robot1/{k}': v for k, v in expected.items()})
+
+
+# --- time stamps and the rate cap ---------------------------------------------------------------
+
+def test_zero_stamp_is_replaced_by_now(arm: Running) -> None:
+    arm.wait_latched()
+    angle = 1.2345678
+    msg = joint_state(['wrist_roll'], [angle], (0, 0))
+
+    def answered() -> Any:
+        for message in arm.tf.messages:
+            (t, *rest) = message.transforms or [None]
+            if t is not None and not rest and t.child_frame_id == 'wrist_link' and abs(
+                    t.transform.rotation.w - math.cos(angle / 2)) < 1e-12:
+                return t
+        return None
+
+    arm.ros.spin_until(lambda: arm.joint_states.get_subscription_count() >= 1,
+                       what='the node subscribing to joint_states', process=arm.process)
+    transform = arm.ros.spin_until(answered, what='/tf for a zero-stamped joint state',
+                                   process=arm.process, every=lambda: arm.joint_states.publish(msg))
+    stamp = transform.header.stamp.sec + transform.header.stamp.nanosec * 1e-9
+    assert stamp != 0.0
+    assert abs(stamp - time.time()) < 60.0, stamp
+
+
+@pytest.fixture(scope='module')
+def capped(module_launcher) -> Running:
+    process, ros = module_launcher.publisher('capped', description_file=str(ARM),
+                                             publish_frequency=2.0, joint_states_qos='reliable')
+    return Running(process, ros, ARM, frequency=2.0)
+
+
+def test_rate_cap_holds_updates_and_publishes_the_latest(capped: Running) -> None:
+    capped.wait_latched()
+    tree = library_tree(ARM)
+    capped.send_until_tf(list(ARM_DOFS), [0.0] * 5)
+    capped.leave_rate_window()
+    rng = random.Random(11)
+    configurations = [random_configuration(tree, rng) for _ in range(10)]
+    stamps = [capped.send(list(ARM_DOFS), [c[n] for n in ARM_DOFS]) for c in configurations]
+    capped.ros.spin_until(lambda: tf_with_stamp(capped.tf, stamps[-1]),
+                          what='the held /tf of the latest joint state', process=capped.process)
+    published = [s for s in stamps if any_tf_with_stamp(capped.tf, s)]
+    assert published[0] == stamps[0], 'the first message after a quiet period must go out at once'
+    assert published[-1] == stamps[-1], 'the latest state must not be lost'
+    assert len(published) <= 3, f'{len(published)} of 10 back-to-back messages published at 2 Hz'
+    assert_poses_equal(capped.received_poses(tf_with_stamp(capped.tf, stamps[-1])),
+                       tree.forward(configurations[-1]))
+
+
+@pytest.fixture(scope='module')
+def uncapped(module_launcher) -> Running:
+    process, ros = module_launcher.publisher('uncapped', description_file=str(ARM),
+                                             publish_frequency=0.0, joint_states_qos='reliable')
+    return Running(process, ros, ARM, frequency=1000.0)
+
+
+def test_no_rate_cap_publishes_every_message(uncapped: Running) -> None:
+    uncapped.wait_latched()
+    tree = library_tree(ARM)
+    uncapped.send_until_tf(list(ARM_DOFS), [0.0] * 5)
+    rng = random.Random(12)
+    configurations = [random_configuration(tree, rng) for _ in range(25)]
+    stamps = [uncapped.send(list(ARM_DOFS), [c[n] for n in ARM_DOFS]) for c in configurations]
+    uncapped.ros.spin_until(lambda: all(tf_with_stamp(uncapped.tf, s) for s in stamps),
+                            what='a /tf for each of 25 joint states', process=uncapped.process)
+    for stamp, configuration in zip(stamps, configurations):
+        assert_poses_equal(uncapped.received_poses(tf_with_stamp(uncapped.tf, stamp)),
+                           tree.forward(configuration))
+
+
+# --- namespaces ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def namespaced(module_launcher) -> tuple[NodeProcess, RosSide]:
+    return module_launcher.publisher('namespaced', ros_args=['-r', '__ns:=/robot1'],
+                                     description_file=str(ARM), frame_prefix='robot1/',
+                                     publish_frequency=FREQUENCY)
+
+
+def test_namespace_applies_to_description_joint_states_and_reload(namespaced) -> None:
+    """A multi-robot setup: the namespace moves robot_description, joint_states and ~/reload;
+    /tf and /tf_static stay global, told apart by frame_prefix."""
+    process, ros = namespaced
+    client = ros.node.create_client(Reload, '/robot1/description_publisher/reload')
+    assert client.wait_for_service(timeout_sec=TIMEOUT), process.describe()
+    description = ros.subscribe(String, '/robot1/robot_description', DESCRIPTION_QOS)
+    tf_static = ros.subscribe(TFMessage, '/tf_static', TF_STATIC_QOS)
+    tf = ros.subscribe(TFMessage, '/tf', TF_QOS)
+    publisher = ros.node.create_publisher(JointState, '/robot1/joint_states', 10)
+    ros.spin_until(lambda: len(description) and len(tf_static) and
+                   publisher.get_subscription_count() >= 1,
+                   what='the namespaced topics', process=process)
+    node = ros.node
+    assert node.count_publishers('/robot1/robot_description') == 1
+    assert node.count_publishers('/robot_description') == 0
+    assert node.count_subscribers('/joint_states') == 0
+    configuration = dict(zip(ARM_DOFS, (0.4, -0.3, 0.2, -0.1, 0.015)))
+    stamp = next_stamp()
+    msg = joint_state(list(configuration), list(configuration.values()), stamp)
+    ros.spin_until(lambda: tf_with_stamp(tf, stamp), what='/tf from /robot1/joint_states',
+                   process=process, every=lambda: publisher.publish(msg))
+    poses = compose({**edges_of(tf_static.messages[-1:]), **edges_of(tf_with_stamp(tf, stamp))})
+    expected = library_tree(ARM).forward(configuration)
+    assert_poses_equal(poses, {f'robot1/{k}': v for k, v in expected.items()})
+    request = Reload.Request()
+    request.path = ''
+    assert ros.call(client, request, process=process).success

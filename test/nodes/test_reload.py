@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from rcl_interfaces.srv import GetParameters, SetParameters
+from rcl_interfaces.srv import GetParameters, SetParameters, SetParametersAtomically
 from rclpy.parameter import Parameter
 from robot_formats_interfaces.srv import Reload
 from sensor_msgs.msg import JointState
@@ -266,12 +266,28 @@ def test_set_parameter_description_file(arm_node: Reloadable, tmp_path: Path) ->
     assert_same_urdf(description, second)
     arm_node.check_tf(second, seed=4, static=static)
 
-    # frame_prefix cannot change while running
+    # parameters read at startup cannot change while running
+    for name, value in (('frame_prefix', 'other/'), ('publish_frequency', 5.0),
+                        ('publish_joint_states', True), ('joint_states_qos', 'reliable')):
+        request = SetParameters.Request()
+        request.parameters = [Parameter(name, value=value).to_parameter_msg()]
+        response = arm_node.ros.call(arm_node.set_client, request, process=arm_node.process)
+        assert not response.results[0].successful, name
+        assert 'read-only' in response.results[0].reason, response.results[0].reason
+    # nothing of a refused batch is applied, even the parts that would load
     request = SetParameters.Request()
-    request.parameters = [Parameter('frame_prefix', value='other/').to_parameter_msg()]
-    response = arm_node.ros.call(arm_node.set_client, request, process=arm_node.process)
-    assert not response.results[0].successful
-    assert response.results[0].reason
+    third = tmp_path / 'third.urdf'
+    shutil.copyfile(ARM, third)
+    atomic = arm_node.ros.node.create_client(SetParametersAtomically,
+                                             '/description_publisher/set_parameters_atomically')
+    request = SetParametersAtomically.Request()
+    request.parameters = [Parameter('description_file', value=str(third)).to_parameter_msg(),
+                          Parameter('frame_prefix', value='x/').to_parameter_msg()]
+    result = arm_node.ros.call(atomic, request, process=arm_node.process).result
+    assert not result.successful
+    assert arm_node.description_file() == str(second)
+    description, _ = arm_node.late_latched()
+    assert_same_urdf(description, second)
 
 
 RIGID_URDF = """<?xml version="1.0"?>
@@ -314,7 +330,6 @@ def test_reload_to_a_model_without_moving_joints_while_joint_states_flow(launche
 def test_initial_positions_parameter_with_reload(launcher, tmp_path: Path) -> None:
     """initial_positions is validated when set, and a batch that changes it together with
     description_file loads the new file with the NEW initial positions."""
-    from rcl_interfaces.srv import SetParametersAtomically
     process, ros = launcher.publisher('initial', description_file=str(ARM),
                                       initial_positions=['elbow=0.5'], publish_joint_states=True,
                                       publish_frequency=20.0)
