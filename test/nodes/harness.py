@@ -33,7 +33,6 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARM = ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'
-FIXTURES = ROOT / 'test' / 'fixtures' / 'nodes'
 
 #: Deadline of every readiness wait (discovery can take 2.75 s; CI machines are slow).
 TIMEOUT = 30.0

@@ -1,4 +1,4 @@
-"""``robot-formats bringup``: the nodes of a YAML file in one process, where ros2 launch is missing."""
+"""``robot-formats bringup``: the nodes of a YAML file in one process (no ros2 launch here)."""
 
 from __future__ import annotations
 

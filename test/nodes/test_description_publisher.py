@@ -13,7 +13,7 @@ import math
 import random
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pytest
@@ -24,9 +24,9 @@ from tf2_msgs.msg import TFMessage
 
 import robot_formats
 from robot_formats.description import Description
-from robot_formats.model import JointType
+from robot_formats.model import JointType, dof_names
 
-from .harness import (ARM, DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, TIMEOUT, TOL, Inbox,
+from .harness import (ARM, DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, TIMEOUT, TOL,
                       NodeProcess, RosSide, any_tf_with_stamp, assert_poses_equal, canonical_xml,
                       compose, edges_of, run_check_urdf, stamp_of, tf_with_stamp, urdf_names)
 
@@ -73,7 +73,7 @@ class Running:
         self.ros.spin_until(lambda: self.joint_states.get_subscription_count() >= 1,
                             what='the node subscribing to joint_states', process=self.process)
         self.ros.spin_until(lambda: tf_with_stamp(self.tf, stamp),
-                            what=f'/tf stamped {stamp} for joint state {dict(zip(names, positions))}',
+                            what=f'/tf stamped {stamp} for {dict(zip(names, positions))}',
                             process=self.process, every=lambda: self.joint_states.publish(msg))
         return stamp, tf_with_stamp(self.tf, stamp)
 
@@ -116,7 +116,7 @@ def random_configuration(tree: robot_formats.KinematicTree, rng: random.Random
     """A value for every DoF, inside its limits where it has any."""
     out = {}
     for joint in tree.joints.values():
-        for index, name in enumerate(_dofs(joint)):
+        for index, name in enumerate(dof_names(joint)):
             limit = joint.limits[index] if index < len(joint.limits) else None
             if limit is not None and limit.lower is not None and limit.upper is not None and (
                     limit.upper > limit.lower):
@@ -126,11 +126,6 @@ def random_configuration(tree: robot_formats.KinematicTree, rng: random.Random
             else:
                 out[name] = rng.uniform(-math.pi, math.pi)
     return out
-
-
-def _dofs(joint: Any) -> tuple[str, ...]:
-    from robot_formats.model import dof_names
-    return dof_names(joint)
 
 
 def library_tree(path: Path) -> robot_formats.KinematicTree:

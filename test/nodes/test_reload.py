@@ -190,8 +190,10 @@ def _bad_files(tmp_path: Path) -> list[tuple[str, str, int | None]]:
     cycle = tmp_path / 'cycle.urdf'
     cycle.write_text(CYCLE_URDF, encoding='utf-8')
     missing = tmp_path / 'does_not_exist.urdf'
+    folder = tmp_path / 'a_directory.urdf'
+    folder.mkdir()
     return [(str(malformed), 'malformed', 4), (str(missing), 'no such file', None),
-            (str(cycle), 'loop', 8)]
+            (str(cycle), 'loop', 8), (str(folder), 'directory', None)]
 
 
 def test_reload_failures_keep_the_old_model(arm_node: Reloadable, tmp_path: Path) -> None:

@@ -24,8 +24,8 @@ from tf2_msgs.msg import TFMessage
 from robot_formats import formats
 from robot_formats.description import Description
 from robot_formats.kinematics import KinematicTree
-from robot_formats.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose, Scene,
-                                 dof_names)
+from robot_formats.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose,
+                                 Scene)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 from .harness import TOL, assert_poses_equal, compose, quat_to_matrix
@@ -217,8 +217,8 @@ def test_select_maps_names_and_follows_mimics(load_scene) -> None:
     moved = q.copy()
     moved[[index['rev'], index['ball/rot_y']]] += 0.3
     expected = {child for child in tree.order
-                if np.max(np.abs(tree.local_transform(child, q) - tree.local_transform(child, moved)))
-                > 1e-9}
+                if np.max(np.abs(tree.local_transform(child, q)
+                                 - tree.local_transform(child, moved))) > 1e-9}
     assert children == expected
     # rev moves its own joint and its mimic follower (mim_rev), ball/rot_y the ball joint
     assert {tree.edges[c].joint.name for c in children} == {'rev', 'mim_rev', 'ball'}
@@ -229,20 +229,19 @@ def test_select_maps_names_and_follows_mimics(load_scene) -> None:
 
 
 def _plan_edges(plan) -> np.ndarray:
-    edges = plan.edges if hasattr(plan, 'edges') else plan[1]
-    return np.asarray(edges)
+    return np.asarray(plan.edges)
 
 
 def _plan_mapping(plan) -> tuple[list[int], list[int]]:
-    if hasattr(plan, 'message_index'):
-        return list(map(int, plan.message_index)), list(map(int, plan.dof_index))
-    return list(map(int, plan[0][0])), list(map(int, plan[0][1]))
+    """(positions in the message, DoF indices they set)."""
+    return list(map(int, plan.message_index)), list(map(int, plan.dof_index))
 
 
 # --- the wire format --------------------------------------------------------------------------
 
 NAMES = ['', 'a', 'ab', 'abc', 'abcd', 'abcde', 'abcdef', 'abcdefg', 'abcdefgh', 'ü', 'üü',
-         'ä_ö', '日本', '日本語のフレーム', 'robot1/base_link', 'x' * 61, '🤖', 'tool frame']
+         'ä_ö', '日本', '日本語のフレーム', 'robot1/base_link', 'x' * 61, '🤖',
+         'tool frame']
 
 
 def _poses(rng: random.Random, count: int) -> np.ndarray:
