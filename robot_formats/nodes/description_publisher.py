@@ -18,6 +18,7 @@ literally. The node never parses XML itself: :class:`robot_formats.description.D
 
 from __future__ import annotations
 
+import functools
 import math
 import signal
 import time
@@ -49,6 +50,19 @@ LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
 #: /tf as tf2_ros publishes it.
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                     durability=DurabilityPolicy.VOLATILE)
+
+
+def _guarded(callback):
+    """Log an unexpected exception of a callback (throttled) instead of ending the node."""
+    @functools.wraps(callback)
+    def guarded(self, *args):
+        try:
+            return callback(self, *args)
+        except Exception as err:  # noqa: BLE001 - nothing may take the node down
+            self.get_logger().error(f'internal error in {callback.__name__}: '
+                                    f'{type(err).__name__}: {err}', throttle_duration_sec=10.0)
+            return None
+    return guarded
 
 
 #: Parameters that shape publishers, subscriptions and timers: fixed once the node runs.
@@ -221,6 +235,7 @@ class DescriptionPublisher(Node):
         nanoseconds = self.get_clock().now().nanoseconds
         return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
+    @_guarded
     def joint_states_callback(self, msg: JointState) -> None:
         self.joint_states_received += 1
         description = self.description
@@ -263,6 +278,7 @@ class DescriptionPublisher(Node):
         self._last_tf_time[id(plan)] = time.monotonic()
         self._pending.pop(id(plan), None)
 
+    @_guarded
     def timer_callback(self) -> None:
         now = time.monotonic()
         for key, (plan, stamp) in list(self._pending.items()):
@@ -288,7 +304,11 @@ class DescriptionPublisher(Node):
         if not path:
             response.success, response.message = False, 'no path given and none loaded before'
             return response
-        result = self.set_parameters([Parameter('description_file', value=path)])[0]
+        try:
+            result = self.set_parameters([Parameter('description_file', value=path)])[0]
+        except Exception as err:  # noqa: BLE001 - a service answers, it never raises
+            response.success, response.message = False, f'{type(err).__name__}: {err}'
+            return response
         response.success = bool(result.successful)
         if result.successful and self.description is not None:
             response.format = self.description.format
@@ -297,7 +317,6 @@ class DescriptionPublisher(Node):
         else:
             response.message = result.reason or 'reload failed'
         return response
-
 
     def log_statistics(self) -> None:
         self.get_logger().info(f'statistics: {self.joint_states_received} joint_states messages '
