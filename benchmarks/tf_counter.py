@@ -17,7 +17,8 @@ from rclpy.executors import ExternalShutdownException
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
 
-#: Only /tf stamped at or after this second is counted (the measured stream; not warm-up).
+#: Only /tf stamped in [STREAM_SEC, STREAM_SEC + 1000) s is counted: the measured stream (not
+#: the warm-up at 1 s, nor the node's first /tf, stamped with the wall clock).
 STREAM_SEC = 1000
 
 
@@ -29,7 +30,8 @@ def main() -> int:
     def callback(raw: bytes) -> None:
         nonlocal count, last
         # CDR: 4-byte encapsulation, uint32 transform count, then the first stamp's int32 sec.
-        if len(raw) >= 12 and int.from_bytes(raw[8:12], 'little', signed=True) >= STREAM_SEC:
+        if len(raw) >= 12 and STREAM_SEC <= int.from_bytes(raw[8:12], 'little',
+                                                           signed=True) < STREAM_SEC + 1000:
             count += 1
             last = time.monotonic()
 

@@ -68,6 +68,8 @@ class Pose:
 
     def rpy(self) -> Vec3:
         """Roll, pitch, yaw (URDF convention) of the rotation, exact near gimbal lock too."""
+        if self.quat == (0.0, 0.0, 0.0, 1.0):
+            return (0.0, 0.0, 0.0)
         from .transforms import quat_to_rotation, rotation_to_rpy  # transforms imports model
         return rotation_to_rpy(quat_to_rotation(self.quat))
 

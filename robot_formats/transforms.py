@@ -76,9 +76,26 @@ def rotations_to_quats(rotations: np.ndarray) -> np.ndarray:
 
 
 def rotation_to_quat(rotation: np.ndarray) -> tuple[float, float, float, float]:
-    """Quaternion (x, y, z, w), w >= 0, of one rotation matrix."""
-    x, y, z, w = rotations_to_quats(rotation)[0]
-    return (float(x), float(y), float(z), float(w))
+    """Quaternion (x, y, z, w), w >= 0, of one rotation matrix (Shepperd's method, scalar)."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = np.asarray(rotation, dtype=float).tolist()
+    trace = m00 + m11 + m22
+    largest = max(trace, m00, m11, m22)
+    if largest == trace:
+        s = math.sqrt(max(1.0 + trace, 1e-300)) * 2.0
+        w, x, y, z = s * 0.25, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
+    elif largest == m00:
+        s = math.sqrt(max(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
+        w, x, y, z = (m21 - m12) / s, s * 0.25, (m01 + m10) / s, (m02 + m20) / s
+    elif largest == m11:
+        s = math.sqrt(max(1.0 + m11 - m00 - m22, 1e-300)) * 2.0
+        w, x, y, z = (m02 - m20) / s, (m01 + m10) / s, s * 0.25, (m12 + m21) / s
+    else:
+        s = math.sqrt(max(1.0 + m22 - m00 - m11, 1e-300)) * 2.0
+        w, x, y, z = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, s * 0.25
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    if w < 0:
+        norm = -norm
+    return (x / norm, y / norm, z / norm, w / norm)
 
 
 def pose_to_matrix(pose: Pose) -> np.ndarray:

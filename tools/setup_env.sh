@@ -50,9 +50,13 @@ stamp_of() {
   { printf '%s\n' "$salt"; cat "$@"; } | sha256sum | cut -d' ' -f1
 }
 
-# Interpreter identity is part of the stamp: a different python means a different venv. When the venv exists
-# we use its own interpreter version (cheap) so the fast path does not need to start $PYTHON at all.
-PYID="$(readlink -f "$(command -v "$PYTHON" || echo "$PYTHON")")"
+# Interpreter identity is part of the stamp: a different python means a different venv. Ask the interpreter
+# for its base executable: with tools/env.sh sourced, `python3` is this venv's own python, whose base is
+# the interpreter the venv was made from (a pyenv shim or a symlink resolves to the same real file too).
+if ! PYID="$("$PYTHON" -c 'import os, sys; print(os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable))' 2>/dev/null)"; then
+  echo "setup: cannot run $PYTHON (set PYTHON=/path/to/python3.11)" >&2; exit 1
+fi
+PYTHON="$PYID"  # never create the venv from the venv's own interpreter
 ROS_HASH="$(stamp_of "ros|$VENV|$PYID" "$SELF" "$ROS_REQ" "$ROS_CON")"
 TEST_HASH="$(stamp_of "test|$VENV|$PYID|$ROS_HASH" "$SELF" "$TEST_REQ" "$TEST_CON")"
 
