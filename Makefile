@@ -29,8 +29,9 @@ build: setup ## setup + colcon build (build/ install/ log/); skipped when no inp
 	@bash tools/build_ws.sh
 
 # pytest runs directly (not `colcon test`) so its exit code and closing 'N passed' line are the result.
-# Exit code 5 (no tests collected) counts as a failure. Each run gets its own ROS_DOMAIN_ID (100-199,
-# override with TEST_ROS_DOMAIN_ID=N) so parallel runs on one machine do not see each other.
+# Exit code 5 (no tests collected) counts as a failure. ROS_DOMAIN_ID (100-199, override with
+# TEST_ROS_DOMAIN_ID=N) is the preferred start; the node tests lock a block of 25 domain ids for the run
+# (test/nodes/conftest.py), so parallel runs on one machine never see each other.
 test: setup-test build ## setup-test + build + run the test suite (python -m pytest test -q)
 	@$(ENV); \
 	export ROS_DOMAIN_ID="$${TEST_ROS_DOMAIN_ID:-$$(( $$$$ % 100 + 100 ))}"; \

@@ -1,28 +1,51 @@
 """Fixtures of the node tests: private DDS domains on loopback, node processes, rclpy sides.
 
-Domain ids: the run's base is ``ROS_DOMAIN_ID`` when set (``make test`` sets one per run),
-otherwise ``100 + pid % 100``; every node process (and the test context talking to it) gets the
-next id after the base, wrapping within 0..232 (Fast DDS' valid range with default ports), so
-tests of one run never see each other's nodes.
+Domain ids: a run claims a block of 25 ids (0-24, 25-49, ..., 200-224: within Fast DDS' valid
+range 0..232 with default ports) by holding an exclusive lock file for the session, so runs on one
+machine at the same time never share a domain; the block containing ``ROS_DOMAIN_ID`` (``make
+test`` sets one per run) is tried first. Every node process (and the test context talking to it)
+gets the next id of the block, so tests of one run never see each other's nodes either.
 """
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from .harness import Launcher
 
 
-def _base_domain() -> int:
+BLOCK = 25
+BLOCKS = 9  # 0..224
+
+
+def _preferred_block() -> int:
     value = os.environ.get('ROS_DOMAIN_ID', '').strip()
     if value:
         base = int(value)
         assert 0 <= base <= 232, f'ROS_DOMAIN_ID={value} is outside 0..232'
-        return base
-    return 100 + os.getpid() % 100
+        return min(base // BLOCK, BLOCKS - 1)
+    return os.getpid() % BLOCKS
+
+
+def _claim_block():
+    """(first id, open lock file) of a block no other run on this machine holds."""
+    first = _preferred_block()
+    for offset in range(BLOCKS):
+        block = (first + offset) % BLOCKS
+        lock = open(Path(tempfile.gettempdir()) / f'robot_formats_dds_block_{block}.lock', 'w')
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            continue
+        return block * BLOCK, lock
+    raise RuntimeError(f'all {BLOCKS} DDS domain blocks are held by other test runs')
 
 
 @pytest.fixture(scope='session', autouse=True)
@@ -34,13 +57,14 @@ def loopback_dds(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(scope='session')
 def allocate_domain(loopback_dds: None):
-    base = _base_domain()
+    base, lock = _claim_block()
     counter = itertools.count()
 
     def allocate() -> int:
-        return (base + next(counter)) % 233
+        return base + next(counter) % BLOCK
 
-    return allocate
+    yield allocate
+    lock.close()  # releases the block
 
 
 @pytest.fixture(scope='module')
