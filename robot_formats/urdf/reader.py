@@ -207,6 +207,13 @@ class _UrdfParser:
         return Limits(lower_opt, upper_opt, attr_float(element, 'effort', self.file, 0.0),
                       attr_float(element, 'velocity', self.file, 0.0))
 
+    def add_unique(self, items: dict, item: Link | Joint, what: str,
+                   element: etree._Element) -> None:
+        if item.name in items:
+            raise DuplicateNameError(f'two {what} are named {item.name!r}', self.file,
+                                     element.sourceline)
+        items[item.name] = item
+
     def robot(self, root: etree._Element) -> Scene:
         if local_name(root) != 'robot':
             raise SchemaError(f'a URDF document has a <robot> root, not <{local_name(root)}>',
@@ -223,17 +230,9 @@ class _UrdfParser:
         for child in root:
             tag = local_name(child)
             if tag == 'link':
-                link = self.link(child)
-                if link.name in links:
-                    raise DuplicateNameError(f'two links are named {link.name!r}', self.file,
-                                             child.sourceline)
-                links[link.name] = link
+                self.add_unique(links, self.link(child), 'links', child)
             elif tag == 'joint':
-                joint = self.joint(child)
-                if joint.name in joints:
-                    raise DuplicateNameError(f'two joints are named {joint.name!r}', self.file,
-                                             child.sourceline)
-                joints[joint.name] = joint
+                self.add_unique(joints, self.joint(child), 'joints', child)
             elif tag and tag not in _FOREIGN and tag != 'material':
                 self.warn(f'ignored unknown element <{tag}>', child)
         if not links:
