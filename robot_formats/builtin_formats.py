@@ -9,6 +9,7 @@ from lxml import etree
 from .errors import Diagnostic
 from .formats import FormatSpec, register
 from .model import Scene
+from .skel.reader import parse_skel_element
 from .urdf.reader import parse_urdf_element
 
 
@@ -17,3 +18,10 @@ def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> 
 
 
 register(FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format'))
+
+
+def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+    return parse_skel_element(root, str(path), warnings)
+
+
+register(FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world format"))

@@ -1,0 +1,257 @@
+"""SKEL reader: a DART ``<skel><world>`` document into a world :class:`~robot_formats.model.Scene`.
+
+Matches what dartpy 6.20's ``SkelParser.readWorld`` builds (see the goldens' INDEX.md):
+
+* one model per ``<skeleton>``, named as DART names it (duplicates become ``n(1)``, ...);
+* body poses ``B = S · T_body`` relative to the skeleton frame ``S``; a joint's
+  ``<transformation>`` is ``X_CJ`` and its ``X_PJ = B_parent⁻¹ · B_child · X_CJ``, so every body
+  sits at ``B`` at q = 0;
+* joints in DART's creation order (so the scene's DoF order is DART's generalized
+  coordinates), with an implicit free joint ``root`` for a parent body nobody moves;
+* bodies no joint mentions are not created (DART drops them).
+
+Not represented (the model has no place for them): actuator types, init_vel, spring
+stiffness/rest position, per-body gravity flags, soft-body parameters. A joint's ``dynamics`` is
+the first ``<axis*>`` that has ``<dynamics>`` (the model keeps one per joint). Two joints of one
+skeleton with the same name are renamed ``j``, ``j(1)`` as DART's NameManager does.
+
+Where DART is lax or crashes (unknown bodies, duplicate names, cycles, malformed numbers,
+missing elements, wrong ``init_pos`` length), this reader raises a FormatError with file and
+line instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from ..errors import (CycleError, Diagnostic, DuplicateNameError, ReferenceError, SchemaError,
+                      StructureError)
+from ..model import (WORLD, Collision, Inertial, Joint, JointType, Link, Material, Model, Pose,
+                     Scene, Visual, dof_names)
+from ..transforms import invert, matrix_to_pose
+from ..xmlsafe import local_name, read_xml, required_attr
+from .joints import RawJoint, read_joint
+from .shapes import read_geometry, shape_inertia, shape_volume
+from .values import Ctx, boolean, child, number, require, transformation, vector
+
+__all__ = ['read_skel', 'parse_skel_element']
+
+_MOMENTS = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
+_MATRIX_INDEX = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+
+
+def read_skel(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
+    """Load a ``.skel`` file."""
+    return parse_skel_element(read_xml(path), str(path), warnings if warnings is not None else [])
+
+
+def parse_skel_element(root: etree._Element, file: str | None,
+                       warnings: list[Diagnostic]) -> Scene:
+    """Build a scene from an already parsed ``<skel>`` element."""
+    ctx = Ctx(file, warnings)
+    if local_name(root) != 'skel':
+        raise SchemaError(f'a SKEL document has a <skel> root, not <{local_name(root)}>', file,
+                          root.sourceline)
+    world = child(root, 'world')
+    if world is None:
+        raise SchemaError('<skel> has no <world> (DART reads skeletons only inside a <world>; '
+                          'a bare <skeleton> file loads as nothing)', file, root.sourceline)
+    base_dir = Path(file).resolve().parent if file else None
+    models: list[Model] = []
+    taken: set[str] = set()
+    for element in (e for e in world if local_name(e) == 'skeleton'):
+        name = _unique(element.get('name', 'skeleton'), taken)
+        models.append(_skeleton(ctx, element, name, base_dir))
+    return Scene(world.get('name', 'world'), tuple(models), is_world=True,
+                 physics=_physics(ctx, world), source=file)
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """DART's NameManager: the first ``n`` keeps its name, later ones become ``n(1)``, ..."""
+    out, i = name, 0
+    while out in taken:
+        i += 1
+        out = f'{name}({i})'
+    taken.add(out)
+    return out
+
+
+def _physics(ctx: Ctx, world: etree._Element) -> dict[str, object]:
+    physics: dict[str, object] = {'time_step': 0.001, 'gravity': (0.0, 0.0, -9.81)}
+    element = child(world, 'physics')
+    if element is None:
+        return physics
+    step, gravity, detector = (child(element, t) for t in
+                               ('time_step', 'gravity', 'collision_detector'))
+    if step is not None:
+        physics['time_step'] = number(ctx, step)
+    if gravity is not None:
+        physics['gravity'] = vector(ctx, gravity)
+    if detector is not None and (detector.text or '').strip():
+        physics['collision_detector'] = detector.text.strip()
+    return physics
+
+
+# --- bodies ---------------------------------------------------------------------------------------
+
+def _body(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -> Link:
+    visuals: list[Visual] = []
+    collisions: list[Collision] = []
+    solids: list[tuple[object, np.ndarray]] = []  # (inertia geometry, placement), DART order
+    for holder in element:
+        tag = local_name(holder)
+        if tag not in ('visualization_shape', 'collision_shape', 'soft_shape'):
+            continue
+        frame = transformation(ctx, child(holder, 'transformation'))
+        material = _material(ctx, holder)
+        pieces, proxy = read_geometry(ctx, holder, base_dir, tag == 'soft_shape')
+        if tag != 'soft_shape':
+            solids.append((proxy, frame))
+        for geometry, offset in pieces:
+            origin = matrix_to_pose(frame @ offset)
+            if tag != 'collision_shape':
+                visuals.append(Visual(geometry, origin, material=material))
+            if tag != 'visualization_shape':
+                collisions.append(Collision(geometry, origin))
+    return Link(name, _inertial(ctx, element, name, solids), tuple(visuals),
+                tuple(collisions), element.sourceline)
+
+
+def _material(ctx: Ctx, holder: etree._Element) -> Material | None:
+    color = child(holder, 'color')
+    if color is None:
+        return None
+    rgb = vector(ctx, color, None)
+    if len(rgb) not in (3, 4):
+        raise SchemaError('<color> needs 3 or 4 numbers', ctx.file, color.sourceline)
+    return Material(rgba=(*rgb, 1.0) if len(rgb) == 3 else rgb)  # type: ignore[arg-type]
+
+
+def _inertial(ctx: Ctx, body: etree._Element, name: str,
+              solids: list[tuple[object, np.ndarray]]) -> Inertial:
+    element = child(body, 'inertia')
+    if element is None:
+        return Inertial(1.0, Pose(), (1.0, 0.0, 0.0, 1.0, 0.0, 1.0))
+    mass = number(ctx, require(ctx, element, 'mass', f'<inertia> of body {name!r}'))
+    offset_el = child(element, 'offset')
+    com = vector(ctx, offset_el) if offset_el is not None else (0.0, 0.0, 0.0)
+    moments = child(element, 'moment_of_inertia')
+    if moments is not None:
+        inertia = tuple(number(ctx, require(ctx, moments, key)) for key in _MOMENTS)
+    else:
+        matrix = _composite_inertia(solids, mass, np.asarray(com))
+        if matrix is None:
+            ctx.warnings.append(Diagnostic(
+                f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape robot_formats '
+                'can compute it from; using the identity', ctx.file, element.sourceline))
+            matrix = np.eye(3)
+        inertia = tuple(float(matrix[i, j]) for i, j in _MATRIX_INDEX)
+    return Inertial(mass, Pose(com), inertia)  # type: ignore[arg-type]
+
+
+# --- skeletons ------------------------------------------------------------------------------------
+
+def _skeleton(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -> Model:
+    frame = transformation(ctx, child(element, 'transformation'))
+    bodies: dict[str, etree._Element] = {}
+    for body in (b for b in element if local_name(b) == 'body'):
+        body_name = required_attr(body, 'name', ctx.file)
+        if body_name in bodies:
+            raise DuplicateNameError(f'skeleton {name!r} has two bodies named {body_name!r} '
+                                     f'(the first is on line {bodies[body_name].sourceline})',
+                                     ctx.file, body.sourceline)
+        bodies[body_name] = body
+    by_child = _joints_by_child(ctx, element, bodies)
+    poses = {b: frame @ transformation(ctx, child(e, 'transformation'))
+             for b, e in bodies.items()}
+    order = _creation_order(ctx, by_child)
+    used = {end for j in order for end in (j.parent, j.child)} - {WORLD}
+    links = tuple(_body(ctx, bodies[b], b, base_dir) for b in bodies if b in used)
+    joint_names: set[str] = set()
+    joints = tuple(_place(j, poses, joint_names) for j in order)
+    initial = {dof: value for j, joint in zip(order, joints)
+               for dof, value in zip(dof_names(joint), j.initial)}
+    return Model(name, links, joints, static=not _mobile(ctx, element),
+                 initial_positions=initial, source=ctx.file)
+
+
+def _mobile(ctx: Ctx, skeleton: etree._Element) -> bool:
+    mobile, immobile = child(skeleton, 'mobile'), child(skeleton, 'immobile')
+    if mobile is not None:
+        return boolean(ctx, mobile)
+    return not boolean(ctx, immobile) if immobile is not None else True
+
+
+def _joints_by_child(ctx: Ctx, skeleton: etree._Element, bodies: dict[str, etree._Element]
+                     ) -> dict[str, RawJoint]:
+    """Joints keyed by child body, in file order, every reference checked."""
+    by_child: dict[str, RawJoint] = {}
+    for element in (j for j in skeleton if local_name(j) == 'joint'):
+        joint = read_joint(ctx, element)
+        if joint.parent != WORLD and joint.parent not in bodies:
+            raise ReferenceError(f'joint {joint.name!r} names parent body {joint.parent!r}, '
+                                 'which this skeleton does not have', ctx.file, joint.line)
+        if joint.child not in bodies:
+            raise ReferenceError(f'joint {joint.name!r} names child body {joint.child!r}, '
+                                 'which this skeleton does not have', ctx.file, joint.line)
+        if joint.parent == joint.child:
+            raise CycleError(f'joint {joint.name!r} has body {joint.child!r} as both parent and '
+                             'child', ctx.file, joint.line)
+        if joint.child in by_child:
+            raise StructureError(f'body {joint.child!r} is the child of two joints '
+                                 f'({by_child[joint.child].name!r} and {joint.name!r}); a body '
+                                 'has one parent joint', ctx.file, joint.line)
+        by_child[joint.child] = joint
+    return by_child
+
+
+def _creation_order(ctx: Ctx, by_child: dict[str, RawJoint]) -> list[RawJoint]:
+    """DART's build order: take the first pending joint, climb to the topmost pending ancestor
+    joint, build it (after an implicit free ``root`` joint if its parent body has no joint),
+    repeat. This is the body index order, hence the generalized-coordinate order."""
+    pending = dict(by_child)
+    built: set[str] = set()
+    order: list[RawJoint] = []
+    while pending:
+        joint = next(iter(pending.values()))
+        seen = {joint.child}
+        while joint.parent in pending:
+            joint = pending[joint.parent]
+            if joint.child in seen:
+                raise CycleError(f'joint {joint.name!r} is part of a loop of joints: body '
+                                 f'{joint.child!r} is its own ancestor', ctx.file, joint.line)
+            seen.add(joint.child)
+        if joint.parent != WORLD and joint.parent not in built:
+            order.append(RawJoint('root', JointType.FLOATING, WORLD, joint.parent, np.eye(4),
+                                  None, initial=[0.0] * 6))
+            built.add(joint.parent)
+        order.append(pending.pop(joint.child))
+        built.add(joint.child)
+    return order
+
+
+def _place(raw: RawJoint, poses: dict[str, np.ndarray], names: set[str]) -> Joint:
+    """The model joint: ``X_PJ = B_parent⁻¹ · B_child · X_CJ`` (B_world = I)."""
+    parent_pose = np.eye(4) if raw.parent == WORLD else poses[raw.parent]
+    origin = invert(parent_pose) @ poses[raw.child] @ raw.t_cj
+    return Joint(_unique(raw.name, names), raw.kind, raw.parent, raw.child,
+                 matrix_to_pose(origin), raw.axis, raw.axis2, matrix_to_pose(raw.t_cj),
+                 tuple(raw.limits), raw.dynamics, axis_order=raw.axis_order, line=raw.line)
+
+
+def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com: np.ndarray
+                       ) -> np.ndarray | None:
+    """Inertia about the COM of all (non-soft) shapes as one solid of ``mass``, the mass shared
+    by volume (what DART 6.20 does when ``<moment_of_inertia>`` is absent)."""
+    volumes = [shape_volume(proxy) for proxy, _ in solids]
+    if not solids or any(v is None for v in volumes) or mass <= 0:
+        return None
+    if sum(volumes) <= 0:  # type: ignore[arg-type]
+        return np.zeros((3, 3))  # only planes: DART gives them no inertia
+    total = sum(volumes)  # type: ignore[arg-type]
+    parts = [shape_inertia(proxy, mass * v / total, frame, com)
+             for (proxy, frame), v in zip(solids, volumes)]
+    return None if any(p is None for p in parts) else sum(parts)  # type: ignore

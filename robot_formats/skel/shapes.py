@@ -1,0 +1,249 @@
+"""SKEL shapes: ``<geometry>`` into model geometries, and DART's shape inertia.
+
+DART conventions kept here: ``<ellipsoid><size>`` is the three *diameters* (the model stores
+radii, so size/2); cylinders, capsules and cones use ``<height>``; a ``<multi_sphere>`` is
+several spheres, each at its ``<position>`` (one model visual per sphere); a ``<plane>``'s
+``<offset>`` (or ``<point>``) moves it along its normal, baked into the visual's origin.
+A ``<soft_shape>`` is read as its base shape (the soft-body mesh is a DART simulation detail).
+
+Inertia when ``<inertia>`` has no ``<moment_of_inertia>``: DART treats all the body's non-soft
+shapes as one solid, sharing the mass by volume, each shape's inertia rotated into the body
+frame and moved to the COM. Reproduced exactly for every corpus body and all generated bodies
+except those mixing planes or multi-spheres with other shapes (DART's volumes for those are
+not known here); meshes other than local ``.obj`` files fall back to identity with a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+from lxml import etree
+
+from ..errors import InvalidValueError, SchemaError
+from ..model import Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Sphere
+from ..transforms import translation
+from ..urdf.reader import mesh_uri
+from ..xmlsafe import local_name
+from .values import Ctx, child, number, require, vector
+
+__all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'MultiSphere']
+
+
+@dataclass(frozen=True, slots=True)
+class MultiSphere:
+    """Marker for a multi-sphere's inertia: DART uses the box of its bounding extents."""
+
+    extents: tuple[float, float, float]
+    volume: float
+
+#: What a soft shape's geometry must also name (DART 6.20 throws without them; the old soft
+#: syntax of DART 4 lacks them, which is why three upstream test files no longer load).
+_SOFT_EXTRA = {'box': ('frags',), 'ellipsoid': ('num_slices', 'num_stacks'),
+               'sphere': ('num_slices', 'num_stacks'),
+               'cylinder': ('num_slices', 'num_stacks', 'num_rings')}
+
+
+def _positive(ctx: Ctx, element: etree._Element, tag: str) -> float:
+    sub = require(ctx, element, tag)
+    value = number(ctx, sub)
+    if value < 0:
+        raise InvalidValueError(f'<{tag}> must not be negative (got {value})', ctx.file,
+                                sub.sourceline)
+    return value
+
+
+def _size(ctx: Ctx, element: etree._Element) -> tuple[float, float, float]:
+    sub = require(ctx, element, 'size')
+    size = vector(ctx, sub)
+    if min(size) < 0:
+        raise InvalidValueError('<size> must not be negative', ctx.file, sub.sourceline)
+    return size  # type: ignore[return-value]
+
+
+def read_geometry(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: bool = False
+                  ) -> tuple[list[tuple[Geometry, np.ndarray]], object]:
+    """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>``:
+    (geometry, offset in the shape frame) pairs, several for a multi-sphere, and the geometry
+    DART computes the shape's inertia from (a :class:`MultiSphere` for a multi-sphere)."""
+    pieces = _read_pieces(ctx, holder, base_dir, soft)
+    if child(require(ctx, holder, 'geometry'), 'multi_sphere') is None:
+        return pieces, pieces[0][0]
+    low = np.min([o[:3, 3] - g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
+    high = np.max([o[:3, 3] + g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
+    volume = sum(4.0 / 3.0 * np.pi * g.radius ** 3 for g, _ in pieces)  # type: ignore
+    return pieces, MultiSphere(tuple(float(v) for v in high - low), volume)  # type: ignore
+
+
+def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: bool
+                 ) -> list[tuple[Geometry, np.ndarray]]:
+    geometry = require(ctx, holder, 'geometry', f'<{local_name(holder)}>')
+    shapes = [sub for sub in geometry if isinstance(sub.tag, str)]
+    if len(shapes) != 1:
+        raise SchemaError(f'<geometry> must hold exactly one shape, found {len(shapes)}',
+                          ctx.file, geometry.sourceline)
+    shape = shapes[0]
+    kind = local_name(shape)
+    if soft:
+        for extra in _SOFT_EXTRA.get(kind, ()):
+            if child(shape, extra) is None:
+                raise SchemaError(f'soft <{kind}> needs <{extra}> (this looks like the old '
+                                  'soft-body syntax, which DART 6 no longer reads)', ctx.file,
+                                  shape.sourceline)
+        if kind not in _SOFT_EXTRA:
+            raise SchemaError('a <soft_shape> is a box, ellipsoid, sphere or cylinder, not '
+                              f'<{kind}>', ctx.file, shape.sourceline)
+    here = np.eye(4)
+    if kind == 'box':
+        return [(Box(_size(ctx, shape)), here)]
+    if kind == 'ellipsoid':
+        size = _size(ctx, shape)
+        return [(Ellipsoid(tuple(v / 2.0 for v in size)), here)]  # type: ignore[arg-type]
+    if kind == 'sphere':
+        return [(Sphere(_positive(ctx, shape, 'radius')), here)]
+    if kind in ('cylinder', 'capsule', 'cone'):
+        radius, height = _positive(ctx, shape, 'radius'), _positive(ctx, shape, 'height')
+        cls = {'cylinder': Cylinder, 'capsule': Capsule, 'cone': Cone}[kind]
+        return [(cls(radius, height), here)]
+    if kind == 'plane':
+        return [_plane(ctx, shape)]
+    if kind == 'mesh':
+        name_el = require(ctx, shape, 'file_name')
+        filename = (name_el.text or '').strip()
+        if not filename:
+            raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
+        scale_el = child(shape, 'scale')
+        scale = vector(ctx, scale_el) if scale_el is not None else (1.0, 1.0, 1.0)
+        return [(Mesh(mesh_uri(filename, base_dir), scale), here)]  # type: ignore[arg-type]
+    if kind == 'multi_sphere':
+        spheres = [s for s in shape if local_name(s) == 'sphere']
+        if not spheres:
+            raise SchemaError('<multi_sphere> needs at least one <sphere>', ctx.file,
+                              shape.sourceline)
+        out = []
+        for sphere in spheres:
+            position = child(sphere, 'position')
+            offset = translation(vector(ctx, position)) if position is not None else np.eye(4)
+            out.append((Sphere(_positive(ctx, sphere, 'radius')), offset))
+        return out
+    raise SchemaError(f'unknown shape <{kind}> (SKEL shapes: box, ellipsoid, sphere, cylinder, '
+                      'capsule, cone, plane, mesh, multi_sphere)', ctx.file, shape.sourceline)
+
+
+def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, np.ndarray]:
+    normal_el = require(ctx, shape, 'normal')
+    normal = np.asarray(vector(ctx, normal_el))
+    norm = float(np.linalg.norm(normal))
+    if norm < 1e-12:
+        raise InvalidValueError('plane <normal> has zero length', ctx.file, normal_el.sourceline)
+    normal = normal / norm
+    offset_el, point_el = child(shape, 'offset'), child(shape, 'point')
+    if offset_el is not None:
+        offset = number(ctx, offset_el)
+    elif point_el is not None:
+        offset = float(normal @ np.asarray(vector(ctx, point_el)))
+    else:
+        offset = 0.0
+    return Plane(tuple(float(v) for v in normal)), translation(normal * offset)  # type: ignore
+
+
+def shape_inertia(geometry: Geometry, mass: float, placement: np.ndarray, com: np.ndarray
+                  ) -> np.ndarray | None:
+    """3×3 inertia about the body's centre of mass ``com`` of a solid shape of ``mass`` placed
+    at ``placement`` (4×4, body frame), as DART computes it when ``<inertia>`` has no
+    ``<moment_of_inertia>``: the shape's own inertia rotated into the body frame, then moved
+    from the shape origin to the COM (parallel axes). None when we cannot compute it."""
+    local = _local_inertia(geometry, mass)
+    if local is None:
+        return None
+    rotation = placement[:3, :3]
+    d = placement[:3, 3] - com
+    return rotation @ local @ rotation.T + mass * (float(d @ d) * np.eye(3) - np.outer(d, d))
+
+
+def _box(size, m: float) -> np.ndarray:
+    x, y, z = size
+    return np.diag([m / 12 * (y * y + z * z), m / 12 * (x * x + z * z), m / 12 * (x * x + y * y)])
+
+
+def _local_inertia(geometry: Geometry, m: float) -> np.ndarray | None:
+    """Inertia about the shape origin, in the shape frame (DART's ``computeInertia``)."""
+    if isinstance(geometry, Box):
+        return _box(geometry.size, m)
+    if isinstance(geometry, Ellipsoid):
+        a, b, c = geometry.radii
+        return np.diag([m / 5 * (b * b + c * c), m / 5 * (a * a + c * c), m / 5 * (a * a + b * b)])
+    if isinstance(geometry, Sphere):
+        return np.eye(3) * 0.4 * m * geometry.radius ** 2
+    if isinstance(geometry, Cylinder):
+        r, h = geometry.radius, geometry.length
+        side = m * (3 * r * r + h * h) / 12
+        return np.diag([side, side, m * r * r / 2])
+    if isinstance(geometry, Cone):
+        r, h = geometry.radius, geometry.length
+        # about the shape origin (mid-height), not the cone's centroid (h/4 above the base)
+        side = m * (3 / 20 * r * r + h * h / 10)
+        return np.diag([side, side, 3 / 10 * m * r * r])
+    if isinstance(geometry, Capsule):
+        return _capsule(geometry.radius, geometry.length, m)
+    if isinstance(geometry, Plane):
+        return np.zeros((3, 3))  # DART: an infinite plane has no inertia
+    if isinstance(geometry, MultiSphere):
+        return _box(geometry.extents, m)
+    if isinstance(geometry, Mesh):
+        extents = mesh_extents(geometry)
+        return _box(extents, m) if extents is not None else None
+    return None
+
+
+def _capsule(r: float, h: float, m: float) -> np.ndarray:
+    """Solid capsule: cylinder plus two hemispheres, mass split by volume (DART's formula)."""
+    v_cyl, v_sph = np.pi * r * r * h, 4.0 / 3.0 * np.pi * r ** 3
+    total = v_cyl + v_sph
+    m_cyl, m_sph = (m * v_cyl / total, m * v_sph / total) if total > 0 else (0.0, 0.0)
+    side = (m_cyl * (h * h / 12 + r * r / 4) + m_sph * (0.4 * r * r + h * h / 4 + 3 * h * r / 8))
+    return np.diag([side, side, (m_cyl / 2 + 0.4 * m_sph) * r * r])
+
+
+def mesh_extents(mesh: Mesh) -> tuple[float, float, float] | None:
+    """Scaled bounding-box size of a local Wavefront OBJ mesh (DART uses the mesh bounds for
+    its inertia); None for other files, which would need a mesh library."""
+    if not mesh.uri.startswith('file://') or not mesh.uri.lower().endswith('.obj'):
+        return None
+    try:
+        with open(urlparse(mesh.uri).path, encoding='utf-8', errors='replace') as handle:
+            points = [tuple(map(float, line.split()[1:4])) for line in handle
+                      if line.startswith('v ')]
+    except (OSError, ValueError):
+        return None
+    if not points:
+        return None
+    array = np.asarray(points) * np.asarray(mesh.scale)
+    return tuple(float(v) for v in array.max(axis=0) - array.min(axis=0))  # type: ignore
+
+
+def shape_volume(geometry: object) -> float | None:
+    """Volume DART assigns to a shape (bounding box for meshes and multi-spheres)."""
+    if isinstance(geometry, Box):
+        return float(np.prod(geometry.size))
+    if isinstance(geometry, Ellipsoid):
+        return 4.0 / 3.0 * np.pi * float(np.prod(geometry.radii))
+    if isinstance(geometry, Sphere):
+        return 4.0 / 3.0 * np.pi * geometry.radius ** 3
+    if isinstance(geometry, Cylinder):
+        return np.pi * geometry.radius ** 2 * geometry.length
+    if isinstance(geometry, Cone):
+        return np.pi * geometry.radius ** 2 * geometry.length / 3.0
+    if isinstance(geometry, Capsule):
+        r = geometry.radius
+        return np.pi * r * r * geometry.length + 4.0 / 3.0 * np.pi * r ** 3
+    if isinstance(geometry, Plane):
+        return 0.0
+    if isinstance(geometry, MultiSphere):
+        return geometry.volume
+    if isinstance(geometry, Mesh):
+        extents = mesh_extents(geometry)
+        return float(np.prod(extents)) if extents is not None else None
+    return None

@@ -1,0 +1,80 @@
+"""Typed access to SKEL element text, strict where DART is lax.
+
+DART reads numbers with ``std::stod``, which silently accepts a prefix (``1.0x`` is 1.0). A
+robot description with such a typo is wrong, not slightly different, so every number here goes
+through :func:`robot_formats.xmlsafe.floats` and malformed text is an
+:class:`~robot_formats.errors.InvalidValueError` with file and line.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from lxml import etree
+
+from ..errors import InvalidValueError, SchemaError
+from ..transforms import axis_angle
+from ..xmlsafe import floats, local_name
+
+__all__ = ['Ctx', 'child', 'require', 'number', 'vector', 'transformation', 'boolean']
+
+
+class Ctx:
+    """The file being read (for error locations) and its warnings sink."""
+
+    def __init__(self, file: str | None, warnings: list) -> None:
+        self.file = file
+        self.warnings = warnings
+
+
+def child(element: etree._Element, tag: str) -> etree._Element | None:
+    """The first child element named ``tag`` (namespace-free), or None."""
+    for sub in element:
+        if local_name(sub) == tag:
+            return sub
+    return None
+
+
+def require(ctx: Ctx, element: etree._Element, tag: str, what: str = '') -> etree._Element:
+    """The child ``tag``; a SchemaError naming the parent when it is missing (DART throws,
+    segfaults or silently substitutes a default for most of these)."""
+    sub = child(element, tag)
+    if sub is None:
+        owner = what or f'<{local_name(element)}>'
+        raise SchemaError(f'{owner} needs a <{tag}> element', ctx.file, element.sourceline)
+    return sub
+
+
+def number(ctx: Ctx, element: etree._Element, allow_inf: bool = False) -> float:
+    """The element's text as one finite float (``inf``/``-inf`` too when ``allow_inf``)."""
+    text = (element.text or '').strip()
+    if allow_inf and text.lower() in ('inf', '+inf', '-inf', 'infinity', '-infinity'):
+        return -math.inf if text.startswith('-') else math.inf
+    return floats(text, ctx.file, element.sourceline, f'<{local_name(element)}>', 1)[0]
+
+
+def vector(ctx: Ctx, element: etree._Element, count: int = 3) -> tuple[float, ...]:
+    return floats(element.text, ctx.file, element.sourceline, f'<{local_name(element)}>', count)
+
+
+def boolean(ctx: Ctx, element: etree._Element) -> bool:
+    text = (element.text or '').strip().lower()
+    if text in ('1', 'true'):
+        return True
+    if text in ('0', 'false'):
+        return False
+    raise InvalidValueError(f'<{local_name(element)}> must be true/false or 1/0, not {text!r}',
+                            ctx.file, element.sourceline)
+
+
+def transformation(ctx: Ctx, element: etree._Element | None) -> np.ndarray:
+    """``x y z rx ry rz`` → 4×4 with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler), I if None."""
+    out = np.eye(4)
+    if element is None:
+        return out
+    x, y, z, rx, ry, rz = vector(ctx, element, 6)
+    out[:3, :3] = (axis_angle((1.0, 0.0, 0.0), rx) @ axis_angle((0.0, 1.0, 0.0), ry)
+                   @ axis_angle((0.0, 0.0, 1.0), rz))
+    out[:3, 3] = (x, y, z)
+    return out

@@ -1,0 +1,111 @@
+"""SKEL reader against dartpy 6.20 goldens (/work/shared/goldens/skel, see its INDEX.md).
+
+Forward kinematics of every loadable corpus file and generated random world must equal DART's
+body frames (initial and two random configurations, given in DART's generalized-coordinate
+order, which must be our ``tree.dof_names`` order); every invalid variant must be refused with
+a FormatError, never another exception.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robot_formats.errors import (CycleError, DuplicateNameError, FormatError,
+                                  InvalidValueError, ReferenceError, SchemaError, StructureError,
+                                  XmlSyntaxError)
+from robot_formats.formats import load
+from robot_formats.transforms import quat_to_rotation
+
+GOLDENS = Path('/work/shared/goldens/skel')
+CORPUS = Path('/work/shared/corpus/skel')
+TOL = 1e-6
+
+if not GOLDENS.is_dir():
+    pytest.skip('SKEL goldens not available', allow_module_level=True)
+
+
+def _goldens(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob('*.skel.json'))
+
+
+CORPUS_GOLDENS = [p for p in _goldens(GOLDENS) if 'generated' not in p.parts]
+LOADED = [p for p in CORPUS_GOLDENS if json.loads(p.read_text())['verdict'] == 'loaded']
+NOT_LOADED = [p for p in CORPUS_GOLDENS if p not in LOADED]
+RANDOM = _goldens(GOLDENS / 'generated' / 'random')
+INVALID = sorted((GOLDENS / 'generated' / 'invalid').glob('*.skel'))
+
+
+def _source(golden: Path) -> Path:
+    rel = golden.relative_to(GOLDENS)
+    skel = rel.with_name(rel.name[:-len('.json')])
+    if 'generated' in rel.parts:
+        return GOLDENS / skel
+    return CORPUS / skel
+
+
+def _check_frames(poses: dict, frames: dict, where: str) -> None:
+    for name, expected in frames.items():
+        assert name in poses, f'{where}: no frame {name!r}'
+        got = poses[name]
+        assert np.allclose(got[:3, 3], expected['xyz'], atol=TOL), \
+            f'{where}: {name} xyz {got[:3, 3]} != {expected["xyz"]}'
+        rotation = quat_to_rotation(expected['quat'])
+        assert np.allclose(got[:3, :3], rotation, atol=TOL), f'{where}: {name} rotation'
+
+
+def _check(golden: Path) -> None:
+    data = json.loads(golden.read_text())
+    result = load(_source(golden))
+    tree = result.tree
+    assert len(tree.dof_names) == data['num_dofs']
+    assert [m.name for m in result.scene.models] == [s['name'] for s in data['skeletons']]
+    assert np.allclose(tree.positions_vector(), data['initial_positions'], atol=1e-9)
+    _check_frames(tree.forward(), data['initial_frames'], 'initial')
+    for config in data['configurations']:
+        poses = tree.forward(np.array(config['positions'], dtype=float))
+        _check_frames(poses, config['frames'], f'seed {config["seed"]}')
+
+
+@pytest.mark.parametrize('golden', LOADED, ids=lambda p: str(p.relative_to(GOLDENS)))
+def test_corpus_matches_dart(golden: Path) -> None:
+    _check(golden)
+
+
+@pytest.mark.parametrize('golden', RANDOM, ids=lambda p: p.name)
+def test_random_world_matches_dart(golden: Path) -> None:
+    _check(golden)
+
+
+@pytest.mark.parametrize('path', INVALID, ids=lambda p: p.name)
+def test_invalid_variant_is_refused(path: Path) -> None:
+    category = json.loads(path.with_suffix('.json').read_text())['category']
+    with pytest.raises(FormatError) as info:
+        load(path)
+    assert info.value.file and str(path.name) in info.value.file and info.value.line
+    assert isinstance(info.value, _ERROR_OF[category]), (category, info.value)
+
+
+#: The typed error each invalid category must raise.
+_ERROR_OF = {
+    'unknown_parent_body': ReferenceError, 'unknown_child_body': ReferenceError,
+    'unknown_joint_type': SchemaError, 'malformed_number': InvalidValueError,
+    'missing_required_element': SchemaError, 'duplicate_body_name': DuplicateNameError,
+    'duplicate_child_joint': StructureError, 'cycle': CycleError,
+    'init_pos_length_mismatch': InvalidValueError, 'not_well_formed_xml': XmlSyntaxError,
+}
+
+
+@pytest.mark.parametrize('golden', NOT_LOADED, ids=lambda p: str(p.relative_to(GOLDENS)))
+def test_files_dart_cannot_load_are_refused(golden: Path) -> None:
+    """Old soft-body syntax and bare skeletons: DART throws or returns None; we refuse."""
+    with pytest.raises(FormatError):
+        load(_source(golden))
+
+
+def test_counts() -> None:
+    assert len(LOADED) == 74 and len(NOT_LOADED) == 4
+    assert len(RANDOM) == 20 and len(INVALID) == 30
