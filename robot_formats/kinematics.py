@@ -157,15 +157,17 @@ class KinematicTree:
         for link in model.links:
             name = scoped(prefix, link.name)
             self._claim(name, link.line, model.source)
-            self.links[name] = replace(link, name=name)
+            self.links[name] = link if name == link.name else replace(link, name=name)
         for frame in model.frames:
             self._add_frame(replace(frame, attached_to=scoped(prefix, frame.attached_to)),
                             prefix, model.source)
         for joint in model.joints:
-            mimic = joint.mimic and replace(joint.mimic, joint=scoped(prefix, joint.mimic.joint))
-            self._add_joint(replace(joint, parent=scoped(prefix, joint.parent),
-                                    child=scoped(prefix, joint.child), mimic=mimic),
-                            prefix, model.source)
+            if prefix:
+                mimic = joint.mimic and replace(joint.mimic,
+                                                joint=scoped(prefix, joint.mimic.joint))
+                joint = replace(joint, parent=scoped(prefix, joint.parent),
+                                child=scoped(prefix, joint.child), mimic=mimic)
+            self._add_joint(joint, prefix, model.source)
         for dof, value in model.initial_positions.items():
             self.initial_positions[scoped(prefix, dof)] = value
 
@@ -178,7 +180,8 @@ class KinematicTree:
         name = scoped(prefix, joint.name)
         if name in self.joints:
             raise DuplicateNameError(f'two joints are named {name!r}', source, joint.line)
-        joint = replace(joint, name=name)
+        if name != joint.name:
+            joint = replace(joint, name=name)
         for end in (joint.parent, joint.child):
             if end not in self.links and not (end == WORLD and self.scene.is_world):
                 raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
@@ -197,9 +200,10 @@ class KinematicTree:
                 f'link {joint.child!r} is the child of two joints ({other.name if other else "?"!r}'
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
+        offset = (np.eye(4) if joint.child_offset.is_identity
+                  else invert(pose_to_matrix(joint.child_offset)))
         self.edges[joint.child] = Edge(joint.child, joint.parent, joint,
-                                       pose_to_matrix(joint.origin),
-                                       invert(pose_to_matrix(joint.child_offset)), 'link')
+                                       pose_to_matrix(joint.origin), offset, 'link')
 
     def _resolve_frames(self, scene: Scene) -> None:
         for name, frame in self.frames.items():

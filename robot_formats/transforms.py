@@ -31,7 +31,9 @@ def normalized(vector: Sequence[float]) -> np.ndarray:
 
 def quat_to_rotation(quat: Sequence[float]) -> np.ndarray:
     """Rotation matrix of a quaternion (x, y, z, w); the quaternion is normalised first."""
-    x, y, z, w = np.asarray(quat, dtype=float) / np.linalg.norm(quat)
+    x, y, z, w = (float(v) for v in quat)
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
@@ -101,7 +103,8 @@ def rotation_to_quat(rotation: np.ndarray) -> tuple[float, float, float, float]:
 def pose_to_matrix(pose: Pose) -> np.ndarray:
     """4×4 matrix of a :class:`Pose`."""
     matrix = np.eye(4)
-    matrix[:3, :3] = quat_to_rotation(pose.quat)
+    if pose.quat != (0.0, 0.0, 0.0, 1.0):
+        matrix[:3, :3] = quat_to_rotation(pose.quat)
     matrix[:3, 3] = pose.xyz
     return matrix
 
