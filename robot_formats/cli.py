@@ -20,7 +20,7 @@ from . import formats
 from .errors import FormatError
 from .kinematics import KinematicTree
 from .model import dof_names
-from .transforms import rotation_to_quat
+from .transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
 
 __all__ = ['main', 'frames_document']
 
@@ -255,15 +255,10 @@ def _cmd_frames(args: argparse.Namespace) -> int:
     print(f'root: {document["root"]}')
     for name, frame in document['frames'].items():
         x, y, z = frame['xyz']
-        rpy = _rpy(frame['quat'])
+        rpy = rotation_to_rpy(quat_to_rotation(frame['quat']))
         print(f'{name}  (parent {frame["parent"]})  xyz {x:.6g} {y:.6g} {z:.6g}  '
               f'rpy {rpy[0]:.6g} {rpy[1]:.6g} {rpy[2]:.6g}')
     return EXIT_OK
-
-
-def _rpy(quat: list[float]) -> tuple[float, float, float]:
-    from .model import Pose
-    return Pose((0.0, 0.0, 0.0), tuple(quat)).rpy()  # type: ignore[arg-type]
 
 
 def _cmd_bringup(args: argparse.Namespace) -> int:

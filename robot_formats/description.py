@@ -76,7 +76,7 @@ def parse_positions(items: list[str] | tuple[str, ...] | str) -> dict[str, float
         ValueError: an item is not ``name=number`` with a finite number.
     """
     if isinstance(items, str):
-        items = [part for part in items.split(',')]
+        items = items.split(',')
     out: dict[str, float] = {}
     for item in items:
         item = item.strip()

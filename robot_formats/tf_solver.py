@@ -14,13 +14,14 @@ from typing import Sequence
 
 import numpy as np
 
-from .kinematics import KinematicTree, joint_motion
+from .kinematics import KinematicTree
 from .model import JointType, dof_names
 from .transforms import normalized, rotation_to_quat, rotations_to_quats
 
 __all__ = ['SolvePlan', 'StaticTransform', 'TransformSolver']
 
 _ROTARY = (JointType.REVOLUTE, JointType.CONTINUOUS)
+_NO_POSITIONS = np.zeros(0)  # fixed edges do not read the configuration
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +48,9 @@ class TransformSolver:
         self.offset = np.zeros(count)
         self.kind = np.zeros(count, dtype=np.int8)  # 0 generic, 1 rotary, 2 prismatic
         self.axes = np.zeros((count, 3))
-        self.rot_parent = np.zeros((count, 3, 3))   # R of X_PJ
-        self.trans_parent = np.zeros((count, 3))    # t of X_PJ
-        self.rot_child = np.zeros((count, 3, 3))    # R of X_JC
-        self.trans_child = np.zeros((count, 3))     # t of X_JC
         self.dof_edges: dict[int, list[int]] = {}   # DoF index -> edges it moves
-        for i, (child, joint) in enumerate(zip(self.moving, joints)):
+        for i, joint in enumerate(joints):
             assert joint is not None
-            edge = tree.edges[child]
-            self.rot_parent[i], self.trans_parent[i] = edge.origin[:3, :3], edge.origin[:3, 3]
-            self.rot_child[i], self.trans_child[i] = edge.offset[:3, :3], edge.offset[:3, 3]
             if joint.mimic is not None:
                 self.source[i] = tree.dof_index[joint.mimic.joint]
                 self.scale[i], self.offset[i] = joint.mimic.multiplier, joint.mimic.offset
@@ -70,7 +64,6 @@ class TransformSolver:
                 self.kind[i], self.axes[i] = 1, normalized(joint.axis)
             elif joint.type is JointType.PRISMATIC:
                 self.kind[i], self.axes[i] = 2, normalized(joint.axis)
-        self._joints = joints
         self._precompute_closed_forms()
         self._plans: dict[tuple[str, ...], SolvePlan] = {}
 
@@ -81,7 +74,7 @@ class TransformSolver:
             edge = self.tree.edges[child]
             if edge.moving:
                 continue
-            matrix = edge.origin @ edge.offset
+            matrix = self.tree.local_transform(child, _NO_POSITIONS)
             x, y, z = (float(v) for v in matrix[:3, 3])
             out.append(StaticTransform(edge.parent, child, (x, y, z),
                                        rotation_to_quat(matrix[:3, :3])))
@@ -148,18 +141,9 @@ class TransformSolver:
 
     def _solve_generic(self, q: np.ndarray, edges: np.ndarray) -> np.ndarray:
         """Poses (k, 7) by the matrix path, for joint kinds without a closed form here."""
-        rotations = np.empty((edges.size, 3, 3))
-        out = np.empty((edges.size, 7))
-        for row, edge in enumerate(edges):
-            joint = self._joints[edge]
-            motion = joint_motion(joint, self.tree.joint_values(joint, q))  # type: ignore[arg-type]
-            rot_p = self.rot_parent[edge]
-            # X = X_PJ · M · X_JC  =  (Rp Rm Rc,  Rp (Rm tc + tm) + tp)
-            out[row, :3] = rot_p @ (motion[:3, :3] @ self.trans_child[edge] + motion[:3, 3]) \
-                + self.trans_parent[edge]
-            rotations[row] = rot_p @ motion[:3, :3] @ self.rot_child[edge]
-        out[:, 3:] = rotations_to_quats(rotations)
-        return out
+        matrices = np.array([self.tree.local_transform(self.moving[edge], q) for edge in edges])
+        return np.concatenate([matrices[:, :3, 3], rotations_to_quats(matrices[:, :3, :3])],
+                              axis=1)
 
     def _precompute_closed_forms(self) -> None:
         """Constants of X_PJ · M(v) · X_JC for revolute (Rot(a, v)) and prismatic (a·v) joints.
@@ -171,13 +155,13 @@ class TransformSolver:
         U = Rp(tc − a(a·tc)), V = Rp(a × tc), W = Rp·a(a·tc) + tp. Prismatic: c = 1, s = 0,
         f1 = v, f2 = 0, U = Rp·a, W = Rp·tc + tp.
         """
-        count = len(self.moving)
-        self.constants = np.zeros((count, 5, 7))
-        for i in range(count):
-            rot_p, t_p, t_c, axis = (self.rot_parent[i], self.trans_parent[i],
-                                     self.trans_child[i], self.axes[i])
-            qp = rotations_to_quats(rot_p)[0]
-            qc = rotations_to_quats(self.rot_child[i])[0]
+        self.constants = np.zeros((len(self.moving), 5, 7))
+        for i, child in enumerate(self.moving):
+            edge = self.tree.edges[child]
+            rot_p, t_p = edge.origin[:3, :3], edge.origin[:3, 3]
+            t_c, axis = edge.offset[:3, 3], self.axes[i]
+            qp = np.array(rotation_to_quat(rot_p))
+            qc = np.array(rotation_to_quat(edge.offset[:3, :3]))
             k = self.constants[i]
             k[0, 3:] = _quat_multiply(qp, qc)
             if self.kind[i] == 1:
