@@ -25,7 +25,6 @@ import time
 
 import numpy as np
 import rclpy
-from geometry_msgs.msg import TransformStamped
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.executors import ExternalShutdownException
 from rclpy.signals import SignalHandlerOptions
@@ -212,22 +211,14 @@ class DescriptionPublisher(Node):
     def _publish_description(self) -> None:
         assert self.description is not None
         self.description_pub.publish(String(data=self.description.urdf))
-        stamp = self.get_clock().now().to_msg()
-        transforms = []
-        for static in self.description.static:
-            msg = TransformStamped()
-            msg.header.stamp = stamp
-            msg.header.frame_id = self._frame_prefix + static.parent
-            msg.child_frame_id = self._frame_prefix + static.child
-            msg.transform.translation.x, msg.transform.translation.y, \
-                msg.transform.translation.z = static.xyz
-            rotation = msg.transform.rotation
-            rotation.x, rotation.y, rotation.z, rotation.w = static.quat
-            transforms.append(msg)
-        self.tf_static_pub.publish(TFMessage(transforms=transforms))
+        static = self.description.static
+        prefix = self._frame_prefix
+        template = TfMessageTemplate([(prefix + t.parent, prefix + t.child) for t in static])
+        poses = np.array([(*t.xyz, *t.quat) for t in static], dtype=float).reshape(-1, 7)
+        now = self._now()
+        self.tf_static_pub.publish(template.fill(now[0], now[1], poses))
         solver = self.description.solver
-        self._publish_moving(solver.plan(np.arange(len(solver.moving), dtype=np.intp)),
-                             self._now())
+        self._publish_moving(solver.plan(np.arange(len(solver.moving), dtype=np.intp)), now)
         self._publish_joint_states()
 
     # --- joint states -> /tf ------------------------------------------------------------------
