@@ -4,8 +4,10 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
-# setup/build steps share .venv and install/: never run them concurrently (make -j).
+# setup/build steps share .venv and install/: never run them concurrently (make -j), and serialize
+# concurrent invocations (several shells or developers in one checkout) with a lock file.
 .NOTPARALLEL:
+LOCK := flock $(CURDIR)/.make.lock
 
 # DDS stays on this machine for everything started from here (Kilted ignores ROS_LOCALHOST_ONLY).
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
@@ -20,13 +22,13 @@ help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)/  \1\t\2/' | expand -t 14
 
 setup: ## create/update .venv (pinned ROS 2 Kilted wheels, colcon, libraries)
-	@bash tools/setup_env.sh
+	@$(LOCK) bash tools/setup_env.sh
 
 setup-test: ## setup + the opt-in test dependencies (tools/requirements-test.txt)
-	@bash tools/setup_env.sh --test
+	@$(LOCK) bash tools/setup_env.sh --test
 
 build: setup ## setup + colcon build (build/ install/ log/); skipped when no input changed
-	@bash tools/build_ws.sh
+	@$(LOCK) bash tools/build_ws.sh
 
 # pytest runs directly (not `colcon test`) so its exit code and closing 'N passed' line are the result.
 # Exit code 5 (no tests collected) counts as a failure. ROS_DOMAIN_ID (100-199, override with

@@ -5,7 +5,8 @@
 #
 # Usage: tools/setup_env.sh [--test]
 #   --test   also install the opt-in TEST dependencies (tools/requirements-test.txt: pinocchio, which
-#            brings urdfdom's check_urdf as .venv/bin/check_urdf).
+#            brings urdfdom's check_urdf as .venv/bin/check_urdf, and dartpy; tools/requirements-test-nodeps.txt:
+#            hebi-py, installed with --no-deps).
 #
 # Needs: CPython 3.11 on x86_64 (the ROS wheels are cp311 manylinux_2_28), its dev headers (Python.h),
 # cmake >= 3.16, a C/C++ compiler, make. Override the interpreter with PYTHON=/path/to/python3.11.
@@ -30,6 +31,7 @@ ROS_REQ="$TOOLS/requirements-ros.txt"
 ROS_CON="$TOOLS/constraints-ros.txt"
 TEST_REQ="$TOOLS/requirements-test.txt"
 TEST_CON="$TOOLS/constraints-test.txt"
+TEST_NODEPS="$TOOLS/requirements-test-nodeps.txt"
 ROS_STAMP="$VENV/.stamp-ros"
 TEST_STAMP="$VENV/.stamp-test"
 
@@ -58,7 +60,7 @@ if ! PYID="$("$PYTHON" -c 'import os, sys; print(os.path.realpath(getattr(sys, "
 fi
 PYTHON="$PYID"  # never create the venv from the venv's own interpreter
 ROS_HASH="$(stamp_of "ros|$VENV|$PYID" "$SELF" "$ROS_REQ" "$ROS_CON")"
-TEST_HASH="$(stamp_of "test|$VENV|$PYID|$ROS_HASH" "$SELF" "$TEST_REQ" "$TEST_CON")"
+TEST_HASH="$(stamp_of "test|$VENV|$PYID|$ROS_HASH" "$SELF" "$TEST_REQ" "$TEST_CON" "$TEST_NODEPS")"
 
 venv_ok() { [ -x "$VENV/bin/python" ] && [ -f "$VENV/local_setup.sh" ]; }
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
@@ -170,7 +172,7 @@ EOF
 
   # --- smoke test: rclpy creates a node with the hook's environment (no re-exec) ----------------------
   env -u _ROS_WHEELS_BOOTSTRAP_COMPLETE ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST bash -c ". '$VENV/local_setup.sh' && '$PY' -c '
-import rclpy, lxml.etree, numpy, yaml
+import rclpy, lxml.etree, numpy, yaml, mujoco, trimesh, matplotlib
 import std_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, visualization_msgs.msg, trajectory_msgs.msg, std_srvs.srv, action_msgs.msg
 rclpy.init(); n = rclpy.create_node(\"setup_env_smoke\"); n.destroy_node(); rclpy.shutdown()'" \
     || { echo "setup: smoke test failed (rclpy could not create a node)" >&2; exit 1; }
@@ -189,6 +191,7 @@ if [ "$WANT_TEST" = 1 ] && ! stamp_ok "$TEST_STAMP" "$TEST_HASH"; then
   say "installing pinned test dependencies (tools/requirements-test.txt; pinocchio is ~400 MB)"
   t0=$SECONDS
   "$PY" -m pip install "${PIP_ARGS[@]}" -c "$ROS_CON" -c "$TEST_CON" -r "$TEST_REQ" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+  "$PY" -m pip install "${PIP_ARGS[@]}" --no-deps -r "$TEST_NODEPS" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   say "pip done in $((SECONDS - t0)) s"
 
   # check_urdf (urdfdom, from cmeel-urdfdom) must run as $VENV/bin/check_urdf.
@@ -207,6 +210,7 @@ EOF
   out="$("$VENV/bin/check_urdf" "$tmp/smoke.urdf" 2>&1)" || { echo "setup: $VENV/bin/check_urdf failed:" >&2; echo "$out" >&2; exit 1; }
   grep -q "Successfully Parsed XML" <<<"$out" || { echo "setup: unexpected check_urdf output:" >&2; echo "$out" >&2; exit 1; }
   "$PY" -c 'import pinocchio' || { echo "setup: import pinocchio failed" >&2; exit 1; }
+  "$PY" -c 'import hebi, dartpy' || { echo "setup: import hebi / dartpy failed" >&2; exit 1; }
 
   printf '%s\n' "$TEST_HASH" > "$TEST_STAMP"
   say "test dependencies ready (check_urdf OK, pinocchio OK)"
