@@ -95,6 +95,9 @@ def _parser() -> argparse.ArgumentParser:
                          help='stop after this many seconds (default: run until Ctrl-C)')
     bringup.set_defaults(handler=_cmd_bringup)
 
+    from .cli_render import add_render_parser
+    add_render_parser(sub)
+
     echo = sub.add_parser('tf-echo', help='print the TF tree and robot_description received '
                           'over ROS 2, then exit')
     echo.add_argument('--timeout', type=float, default=30.0)

@@ -1,0 +1,131 @@
+"""``robot-formats render``: pictures and animations of any file (see docs/rendering.md).
+
+Only the argument handling lives here; drawing is :mod:`robot_formats.render`. The contract:
+exit 0 and ``wrote OUT (...) in S s`` on stderr; exit 1 with ``file:line: message`` for a bad
+input file, motion or output; exit 2 for a bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .errors import FormatError, UnsupportedError
+
+__all__ = ['add_render_parser']
+
+
+def add_render_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``render`` subcommand to the CLI's subparsers."""
+    render = sub.add_parser('render', help='draw a model, world or problem into a PNG '
+                            '(or a motion into a GIF)')
+    render.add_argument('path')
+    render.add_argument('-o', '--output', required=True,
+                        help='picture to write: .png, or .gif with --animate')
+    render.add_argument('--positions', help="comma-separated values in the format's DoF order")
+    render.add_argument('--set', action='append', default=[], metavar='JOINT=VALUE',
+                        help='set one DoF by name (repeatable)')
+    render.add_argument('--animate', metavar='MOTION',
+                        help='an XMDI motion to play; the output must end in .gif')
+    render.add_argument('--fps', type=float, default=10.0,
+                        help='animation frames per second of motion time (default 10)')
+    render.add_argument('--max-frames', type=int, default=120,
+                        help='at most this many animation frames (default 120)')
+    render.add_argument('--problem-overlays', default='', metavar='LIST',
+                        help='TMP problems: comma-separated overlays to draw (grasps, supports)')
+    render.add_argument('--size', default='800x600', metavar='WxH', help='pixels (default 800x600)')
+    render.add_argument('--view', default=None, metavar='ELEV,AZIM',
+                        help='camera elevation and azimuth in degrees (default 22,-58)')
+    render.add_argument('--up', default=None, metavar='AXIS',
+                        help='world axis drawn upwards: x, y, z, -x, -y, -z '
+                             '(default: against gravity when the file has one, else z)')
+    render.add_argument('--no-frames', action='store_true', help='do not draw frame axes')
+    render.add_argument('--frame-labels', action='store_true', help='write frame names')
+    render.add_argument('--collision', action='store_true',
+                        help='draw collision shapes instead of visuals')
+    render.add_argument('--title', default=None, help='picture title (default: file, format, '
+                        'configuration)')
+    render.set_defaults(handler=_cmd_render)
+
+
+def _options(args: argparse.Namespace):
+    from .cli import UsageError
+    from .render import RenderOptions
+    try:
+        width, height = (int(v) for v in args.size.lower().split('x'))
+    except ValueError as err:
+        raise UsageError(f'--size {args.size!r}: expected WIDTHxHEIGHT, e.g. 800x600') from err
+    if not (16 <= width <= 8000 and 16 <= height <= 8000):
+        raise UsageError(f'--size {args.size!r}: each side must be 16 to 8000 pixels')
+    view = {}
+    if args.view:
+        try:
+            elevation, azimuth = (float(v) for v in args.view.split(','))
+        except ValueError as err:
+            raise UsageError(f'--view {args.view!r}: expected ELEVATION,AZIMUTH in degrees') \
+                from err
+        view = {'elevation': elevation, 'azimuth': azimuth}
+    if args.fps <= 0 or args.max_frames < 2:
+        raise UsageError('--fps must be positive and --max-frames at least 2')
+    return RenderOptions(width=width, height=height, show_frames=not args.no_frames,
+                         frame_labels=args.frame_labels, collision=args.collision,
+                         title=args.title, up=args.up, fps=args.fps,
+                         max_frames=args.max_frames, **view)
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from .cli import EXIT_OK, UsageError, _configuration, _load
+    from . import render
+
+    options = _options(args)
+    result, tree = _load(args.path)
+    overlays = problem_overlays(result, args.problem_overlays)
+    if args.animate:
+        if args.positions or args.set:
+            raise UsageError('--positions/--set and --animate exclude each other: the motion '
+                             'gives every configuration')
+        trajectory, label = load_motion(args.animate, result)
+        report = render.render_animation(result, trajectory, args.output, options, overlays,
+                                         label)
+    else:
+        q = _configuration(tree, args.positions, args.set)
+        report = render.render_picture(result, args.output, q, options, overlays)
+    for warning in report.warnings:
+        if warning not in result.warnings:
+            print(f'{warning.file or args.path}: warning: {warning.message}', file=sys.stderr)
+    frames = f', {report.frames} frames' if report.frames > 1 else ''
+    print(f'wrote {report.output} ({report.triangles} triangles{frames}) in '
+          f'{report.seconds:.2f} s', file=sys.stderr)
+    return EXIT_OK
+
+
+def load_motion(path: str, result):
+    """A :class:`~robot_formats.render.Trajectory` and a label from a motion file.
+
+    XMDI motions are read by :mod:`robot_formats.xmdi` when it is installed in this version.
+    """
+    try:
+        from . import xmdi  # noqa: F401  (issue 7; may not exist yet)
+    except ImportError as err:
+        raise UnsupportedError('this version of robot_formats cannot read XMDI motions yet',
+                               path) from err
+    from .xmdi_trajectory import motion_trajectory
+    return motion_trajectory(path, result)
+
+
+def problem_overlays(result, requested: str):
+    """Overlays named in ``--problem-overlays`` (empty: none)."""
+    names = [n.strip() for n in requested.split(',') if n.strip()]
+    if not names:
+        return ()
+    known = ('grasps', 'supports')
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        from .cli import UsageError
+        raise UsageError(f'--problem-overlays: unknown overlay {unknown[0]!r} '
+                         f'(known: {", ".join(known)})')
+    if result.format != 'tmp':
+        raise FormatError(f'--problem-overlays needs a TMP problem file; this is {result.format}',
+                          result.path)
+    raise UnsupportedError('this version of robot_formats cannot draw TMP problem overlays yet',
+                           result.path)
