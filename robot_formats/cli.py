@@ -275,4 +275,7 @@ def _cmd_tf_echo(args: argparse.Namespace) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    # `python -m robot_formats.cli` runs this file as __main__: call the imported module's main,
+    # so subcommand modules (cli_render, ...) raise the same UsageError class this one catches.
+    from robot_formats.cli import main as _main
+    sys.exit(_main())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import FormatError, UnsupportedError
+from .errors import FormatError, UnsupportedError, location
 
 __all__ = ['add_render_parser']
 
@@ -92,7 +92,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
         report = render.render_picture(result, args.output, q, options, overlays)
     for warning in report.warnings:
         if warning not in result.warnings:
-            print(f'{warning.file or args.path}: warning: {warning.message}', file=sys.stderr)
+            print(f'{location(warning.file or args.path, warning.line)}: warning: '
+                  f'{warning.message}', file=sys.stderr)
     frames = f', {report.frames} frames' if report.frames > 1 else ''
     print(f'wrote {report.output} ({report.triangles} triangles{frames}) in '
           f'{report.seconds:.2f} s', file=sys.stderr)

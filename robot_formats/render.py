@@ -39,7 +39,7 @@ from .transforms import pose_to_matrix
 
 __all__ = ['RenderOptions', 'RenderReport', 'Overlay', 'Trajectory', 'SampledTrajectory',
            'Renderer', 'render_picture', 'render_animation', 'scene_shapes', 'tessellate',
-           'resolve_mesh_path']
+           'resolve_mesh_path', 'view_rotation', 'up_axis', 'cluster_vertices']
 
 #: Faces a mesh file keeps at most (vertex clustering above this): keeps a picture under ~1 s.
 MESH_FACE_BUDGET = 2500
@@ -181,16 +181,27 @@ def _cropped_slab(size: np.ndarray, limit: float) -> np.ndarray:
     return size
 
 
-def _box_triangles(size: np.ndarray) -> np.ndarray:
-    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5)
-                        for z in (-0.5, 0.5)]) * size
-    quads = ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3))
-    faces = [tri for a, b, c, d in quads for tri in ((a, b, c), (a, c, d))]
-    return corners[np.asarray(faces)]
+def _box_triangles(size: np.ndarray, divisions: int = 4) -> np.ndarray:
+    """Six faces, each cut into ``divisions``² squares: matplotlib sorts whole polygons by depth
+    (painter's algorithm), and small pieces keep a box's faces from hiding each other wrongly."""
+    steps = np.linspace(-0.5, 0.5, divisions + 1)
+    squares = []
+    for axis in range(3):
+        u_axis, v_axis = (axis + 1) % 3, (axis + 2) % 3
+        for side in (-0.5, 0.5):
+            for u0, u1 in zip(steps, steps[1:]):
+                for v0, v1 in zip(steps, steps[1:]):
+                    corners = np.zeros((4, 3))
+                    corners[:, axis] = side
+                    corners[:, u_axis] = (u0, u1, u1, u0)
+                    corners[:, v_axis] = (v0, v0, v1, v1)
+                    squares.append(corners)
+    quads = np.asarray(squares) * size
+    return np.concatenate([quads[:, (0, 1, 2)], quads[:, (0, 2, 3)]])
 
 
 @functools.lru_cache(maxsize=64)
-def _unit_sphere(rings: int = 10, segments: int = 18) -> np.ndarray:
+def _unit_sphere(rings: int = 10, segments: int = 20) -> np.ndarray:
     angles = np.linspace(0.0, math.pi, rings + 1)
     profile = tuple((math.sin(a), -math.cos(a)) for a in angles)
     return _revolve(profile, segments)
@@ -303,7 +314,7 @@ def cluster_vertices(vertices: np.ndarray, faces: np.ndarray,
     """
     extent = float(np.ptp(vertices, axis=0).max()) or 1.0
     best = (vertices, faces)
-    for cells in (64, 48, 36, 28, 20, 14, 10):
+    for cells in (64, 48, 36, 28, 20, 14, 10, 7, 5, 3):
         cell = extent / cells
         keys = np.floor((vertices - vertices.min(axis=0)) / cell).astype(np.int64)
         _, cluster, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
@@ -352,6 +363,10 @@ def scene_shapes(result: LoadResult, tree: KinematicTree, collision: bool = Fals
             except FileNotFoundError as err:
                 warnings.append(Diagnostic(f'{err}; link {name!r} drawn without it',
                                            result.path, link.line, 'MESH_MISSING'))
+                continue
+            except TypeError as err:  # a geometry kind this module does not know yet
+                warnings.append(Diagnostic(f'{err}; link {name!r} drawn without it',
+                                           result.path, link.line, 'SHAPE_UNSUPPORTED'))
                 continue
             if len(local) == 0:
                 continue
@@ -438,7 +453,7 @@ class Renderer:
         self.figure = Figure(figsize=(options.width / 100, options.height / 100), dpi=100)
         self.canvas = FigureCanvasAgg(self.figure)
         self.axes = self.figure.add_subplot(projection='3d', computed_zorder=False)
-        self.figure.subplots_adjust(left=0.0, right=0.97, bottom=0.03, top=0.95)
+        self.figure.subplots_adjust(left=0.0, right=0.97, bottom=0.03, top=0.93)
         self.axes.view_init(elev=options.elevation, azim=options.azimuth)
         self._bodies = Poly3DCollection([], linewidths=0.0, zorder=1)
         self.axes.add_collection3d(self._bodies, autolim=False)

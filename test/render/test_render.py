@@ -1,0 +1,246 @@
+"""``robot-formats render`` and robot_formats.render: pictures that show what the model says.
+
+References: the geometry of the fixtures (a red block on a +x slider must appear right of the
+fixed blue block, further at a larger opening), trimesh's own reading of the bundled meshes for
+the simplification, and the PNG/GIF files decoded by Pillow (not by the code that wrote them).
+No timing assertions: the CLI's reported render time is only checked to be there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import robot_formats
+from robot_formats import render
+from robot_formats.errors import FormatError
+from robot_formats.model import Box, Cone, Capsule, Cylinder, Ellipsoid, Mesh, Plane, Sphere
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / 'fixtures'
+ARM = ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'
+SLIDER = FIXTURES / 'slider.urdf'
+SHAPES = FIXTURES / 'shapes.urdf'
+BAD = ROOT / 'test' / 'fixtures' / 'bad' / 'urdf_invalid_cycle.urdf'
+TIME_LINE = re.compile(r'^wrote (\S+) \((\d+) triangles(, (\d+) frames)?\) in (\d+\.\d\d) s$',
+                       re.M)
+
+#: Frame axis colours as drawn (x red, y green, z blue), as 8-bit RGB.
+X_AXIS_RGB = (230, 26, 26)
+
+
+def run_cli(*args, timeout: float = 60.0) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
+    return subprocess.run([sys.executable, '-m', 'robot_formats.cli', *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def pixels(path: Path) -> np.ndarray:
+    with Image.open(path) as image:
+        return np.asarray(image.convert('RGB')).astype(int)
+
+
+def colour_mask(image: np.ndarray, rgb, tolerance: int = 12) -> np.ndarray:
+    return np.all(np.abs(image - np.asarray(rgb)) <= tolerance, axis=2)
+
+
+def reddish(image: np.ndarray) -> np.ndarray:
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    return (r > 60) & (g < 0.35 * r) & (b < 0.35 * r)
+
+
+def bluish(image: np.ndarray) -> np.ndarray:
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    return (b > 60) & (r < 0.35 * b) & (g < 0.35 * b)
+
+
+# --- pictures -------------------------------------------------------------------------------
+
+def test_cli_writes_a_png_with_content_and_reports_the_time(tmp_path):
+    out = tmp_path / 'arm.png'
+    result = run_cli('render', ARM, '--set', 'elbow=0.6', '-o', out)
+    assert result.returncode == 0, result.stderr
+    match = TIME_LINE.search(result.stderr)
+    assert match, result.stderr
+    print(f'render time of {ARM.name}: {match.group(5)} s')  # reported, never asserted
+    assert int(match.group(2)) > 100
+    image = pixels(out)
+    assert image.shape == (600, 800, 3)
+    background = np.all(image > 235, axis=2)
+    assert 0.05 < 1 - background.mean() < 0.9  # something drawn, not everything
+    # the arm's orange links (material rgba 1 0.5 0, shaded) are in the picture
+    r, g, b = image[..., 0], image[..., 1], image[..., 2]
+    assert ((r > 120) & (g > 0.35 * r) & (g < 0.7 * r) & (b < 0.2 * r)).sum() > 500
+
+
+def test_pictures_differ_between_configurations_and_repeat_exactly(tmp_path):
+    result = robot_formats.load(ARM)
+    paths = [tmp_path / f'{name}.png' for name in ('a', 'b', 'a_again')]
+    render.render_picture(result, paths[0], {'shoulder_lift': 0.2})
+    render.render_picture(result, paths[1], {'shoulder_lift': 1.2, 'elbow': -0.8})
+    render.render_picture(result, paths[2], {'shoulder_lift': 0.2})
+    a, b, again = (pixels(p) for p in paths)
+    changed = np.any(a != b, axis=2).mean()
+    assert changed > 0.01, f'only {changed:.4%} of the pixels changed'
+    assert np.array_equal(a, again)
+
+
+@pytest.mark.parametrize('opening', [0.0, 0.5])
+def test_slider_block_is_drawn_where_forward_kinematics_puts_it(tmp_path, opening):
+    """Camera looking along +y (elevation 0, azimuth -90): +x is to the right in the picture.
+    The blocks are 0.1 m; the red one is 0.3 + opening m right of the blue one."""
+    out = tmp_path / 'slider.png'
+    options = render.RenderOptions(elevation=0.0, azimuth=-90.0, show_frames=False)
+    render.render_picture(robot_formats.load(SLIDER), out, {'slide': opening}, options)
+    image = pixels(out)
+    red, blue = reddish(image), bluish(image)
+    assert red.sum() > 200 and blue.sum() > 200
+    red_x, blue_x = np.nonzero(red)[1].mean(), np.nonzero(blue)[1].mean()
+    red_y, blue_y = np.nonzero(red)[0].mean(), np.nonzero(blue)[0].mean()
+    block = np.ptp(np.nonzero(blue)[1])  # the blue block's width in pixels = 0.1 m
+    assert abs(red_y - blue_y) < 0.2 * block  # same height
+    distance = (red_x - blue_x) / block * 0.1
+    assert distance == pytest.approx(0.3 + opening, rel=0.15)
+
+
+def test_frame_axes_are_drawn_and_can_be_turned_off(tmp_path):
+    result = robot_formats.load(ARM)
+    with_axes, without = tmp_path / 'with.png', tmp_path / 'without.png'
+    render.render_picture(result, with_axes)
+    render.render_picture(result, without, options=render.RenderOptions(show_frames=False))
+    drawn = colour_mask(pixels(with_axes), X_AXIS_RGB).sum()
+    absent = colour_mask(pixels(without), X_AXIS_RGB).sum()
+    assert drawn > 50 and absent == 0, (drawn, absent)
+
+
+def test_every_shape_kind_and_both_mesh_references_are_drawn(tmp_path):
+    report = render.render_picture(robot_formats.load(SHAPES), tmp_path / 'shapes.png')
+    assert report.warnings == ()
+    import trimesh
+    expected = 4 * 4 * 2 * 6 + 4 * 24  # box (faces cut 4x4), cylinder (24 segments)
+    sphere = len(render.tessellate(Sphere(1.0)))
+    meshes = sum(len(trimesh.load(ROOT / 'meshes' / name, force='mesh').faces)
+                 for name in ('unit_sphere.stl', 'unit_cone.stl'))
+    assert report.triangles == expected + sphere + meshes
+
+
+@pytest.mark.parametrize('geometry, extent', [
+    (Box((0.2, 0.4, 0.6)), (0.2, 0.4, 0.6)),
+    (Sphere(0.5), (1.0, 1.0, 1.0)),
+    (Ellipsoid((0.1, 0.2, 0.3)), (0.2, 0.4, 0.6)),
+    (Cylinder(0.1, 0.5), (0.2, 0.2, 0.5)),
+    (Capsule(0.1, 0.5), (0.2, 0.2, 0.7)),
+    (Cone(0.2, 0.3), (0.4, 0.4, 0.3)),
+    (Plane((0.0, 0.0, 1.0), (3.0, 1.0)), (3.0, 1.0, 0.0)),
+])
+def test_tessellated_shapes_have_the_model_extents(geometry, extent):
+    triangles = render.tessellate(geometry, plane_size=10.0)
+    points = triangles.reshape(-1, 3)
+    assert np.ptp(points, axis=0) == pytest.approx(extent, abs=1e-9)
+    centre = (points.max(axis=0) + points.min(axis=0)) / 2
+    assert centre == pytest.approx((0, 0, 0), abs=1e-9)
+
+
+def test_ground_slabs_and_infinite_planes_are_cropped_to_the_scene():
+    slab = render.tessellate(Box((10.0, 0.01, 10.0)), plane_size=2.0).reshape(-1, 3)
+    assert np.ptp(slab, axis=0) == pytest.approx((2.0, 0.01, 2.0))
+    tilted = render.tessellate(Plane((1.0, 0.0, 0.0)), plane_size=2.0).reshape(-1, 3)
+    assert np.ptp(tilted, axis=0) == pytest.approx((0.0, 2.0, 2.0), abs=1e-12)
+
+
+def test_mesh_simplification_keeps_the_shape_within_the_budget():
+    import trimesh
+    mesh = trimesh.load(ROOT / 'meshes' / 'unit_sphere.stl', force='mesh')
+    vertices, faces = render.cluster_vertices(np.asarray(mesh.vertices),
+                                              np.asarray(mesh.faces), budget=200)
+    assert 20 < len(faces) <= 200 < len(mesh.faces)
+    original = np.ptp(mesh.vertices, axis=0)
+    assert np.ptp(vertices[faces].reshape(-1, 3), axis=0) == pytest.approx(original, rel=0.15)
+
+
+def test_missing_mesh_is_a_warning_and_the_rest_is_drawn(tmp_path):
+    out = tmp_path / 'missing.png'
+    result = run_cli('render', FIXTURES / 'missing_mesh.urdf', '-o', out)
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"missing_mesh\.urdf:\d+: warning: mesh '.*no_such_mesh\.stl' not found",
+                     result.stderr), result.stderr
+    assert TIME_LINE.search(result.stderr).group(2) == str(6 * 16 * 2)  # the box only
+
+
+def test_y_up_worlds_are_drawn_upright():
+    for up in ('x', 'y', 'z', '-x', '-y', '-z'):
+        rotation, labels = render.view_rotation(up)
+        assert np.linalg.det(rotation) == pytest.approx(1.0)
+        world_up = np.zeros(3)
+        world_up['xyz'.index(up[-1])] = -1.0 if up.startswith('-') else 1.0
+        assert rotation @ world_up == pytest.approx((0, 0, 1))
+        assert labels[2] == up.replace('-', '\u2212')
+
+
+# --- animations -----------------------------------------------------------------------------
+
+def test_gif_has_several_different_frames(tmp_path):
+    result = robot_formats.load(ARM)
+    motion = render.SampledTrajectory([0.0, 1.0, 2.0], ['shoulder_pan', 'elbow'],
+                                      [[0.0, 0.0], [1.0, 1.2], [2.0, 0.3]])
+    out = tmp_path / 'arm.gif'
+    options = render.RenderOptions(width=320, height=240, fps=3.0)
+    report = render.render_animation(result, motion, out, options)
+    assert report.frames == 7  # 0, 1/3, ..., 2 s
+    with Image.open(out) as gif:
+        assert gif.n_frames == 7
+        frames = []
+        for index in range(gif.n_frames):
+            gif.seek(index)
+            frames.append(np.asarray(gif.convert('RGB')).astype(int))
+        durations = gif.info.get('duration')
+    assert frames[0].shape == (240, 320, 3)
+    distinct = {frame.tobytes() for frame in frames}
+    assert len(distinct) == 7
+    assert durations == pytest.approx(333, abs=10)  # GIF stores 1/100 s
+
+
+def test_sampled_trajectory_interpolates_linearly():
+    motion = render.SampledTrajectory([1.0, 3.0], ['a', 'b'], [[0.0, 10.0], [2.0, 20.0]])
+    assert motion.duration == 2.0
+    assert motion.positions(1.0) == {'a': 1.0, 'b': 15.0}
+    assert motion.positions(5.0) == {'a': 2.0, 'b': 20.0}
+    with pytest.raises(ValueError):
+        render.SampledTrajectory([0.0, 1.0], ['a'], [[0.0]])
+
+
+# --- bad input ------------------------------------------------------------------------------
+
+def test_invalid_model_exits_1_with_the_loader_sentence(tmp_path):
+    result = run_cli('render', BAD, '-o', tmp_path / 'x.png')
+    assert result.returncode == 1
+    assert result.stderr.startswith(f'{BAD}:') and 'Traceback' not in result.stderr
+    assert not (tmp_path / 'x.png').exists()
+
+
+@pytest.mark.parametrize('args, code, message', [
+    (['-o', '{tmp}/x.jpg'], 1, 'the output must end in .png'),
+    (['-o', '{tmp}/missing/x.png'], 1, 'cannot write output'),
+    (['-o', '{tmp}/x.png', '--size', 'big'], 2, '--size'),
+    (['-o', '{tmp}/x.png', '--set', 'nope=1'], 2, "'nope' is not a degree of freedom"),
+    (['-o', '{tmp}/x.png', '--up', 'w'], 1, "up axis 'w'"),
+    (['-o', '{tmp}/x.png', '--problem-overlays', 'grasps'], 1, 'needs a TMP problem file'),
+    (['-o', '{tmp}/x.png', '--problem-overlays', 'wheels'], 2, "unknown overlay 'wheels'"),
+])
+def test_bad_render_arguments(tmp_path, args, code, message):
+    result = run_cli('render', ARM, *[a.format(tmp=tmp_path) for a in args])
+    assert result.returncode == code, result.stderr
+    assert message in result.stderr and 'Traceback' not in result.stderr
+
+
+def test_library_refuses_wrong_output_kind(tmp_path):
+    with pytest.raises(FormatError, match='must end in .gif'):
+        render.render_animation(robot_formats.load(ARM),
+                                render.SampledTrajectory([0.0], [], [[]]), tmp_path / 'x.png')
