@@ -12,11 +12,12 @@ bad text into :class:`~robot_formats.errors.InvalidValueError` with file and lin
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from lxml import etree
 
-from .errors import FileAccessError, InvalidValueError, SchemaError, UnsafeXmlError, XmlSyntaxError
+from .errors import FileAccessError, FormatError, InvalidValueError, SchemaError, UnsafeXmlError, XmlSyntaxError
 
 __all__ = [
     'MAX_XML_BYTES',
@@ -104,13 +105,68 @@ def parse_xml_bytes(data: bytes, file: str | Path | None = None) -> etree._Eleme
                              'external resources are not allowed', file,
                              _doctype_line(data)) from None
     except etree.XMLSyntaxError as err:
-        line = err.lineno if err.lineno and err.lineno > 0 else None
-        message = _clean_lxml_message(err.msg or str(err))
-        if 'entity' in message.lower() or 'doctype' in message.lower():
-            raise UnsafeXmlError(f'XML entities are not allowed: {message}', file, line) from err
-        raise XmlSyntaxError(f'malformed XML: {message}', file, line) from err
+        root = _parse_declaring_unbound_prefixes(data, err)
+        if root is None:
+            raise _syntax_error(err, file) from err
     _refuse_dtd(root, file, _doctype_line(data) or 1)
     return root
+
+
+def _syntax_error(err: etree.XMLSyntaxError, file: str | Path | None) -> FormatError:
+    """The typed error for a failed parse: entities are unsafe, anything else is syntax."""
+    line = err.lineno if err.lineno and err.lineno > 0 else None
+    message = _clean_lxml_message(err.msg or str(err))
+    if 'entity' in message.lower() or 'doctype' in message.lower():
+        return UnsafeXmlError(f'XML entities are not allowed: {message}', file, line)
+    return XmlSyntaxError(f'malformed XML: {message}', file, line)
+
+
+#: Root elements whose documents may use namespace prefixes they never declare. libsdformat
+#: reads SDFormat with TinyXML2, which has no namespaces, so real SDFormat files put
+#: ``custom:element`` extensions in without ``xmlns:custom``; libxml2 refuses those.
+PREFIX_TOLERANT_ROOTS = frozenset({'sdf'})
+_UNBOUND_PREFIX = re.compile(r'Namespace prefix (\S+)(?: for \S+)? on \S+ is not defined')
+_ROOT_START = re.compile(rb'<([A-Za-z_][\w.-]*)')
+_PREFIX_USE = re.compile(rb'[<\s/]([A-Za-z_][\w.-]*):[A-Za-z_]')
+
+
+def _parse_declaring_unbound_prefixes(data: bytes, err: etree.XMLSyntaxError
+                                      ) -> etree._Element | None:
+    """Second chance for an SDFormat document using undeclared prefixes: declare each prefix on
+    the root element (a dummy URN, on the same line, so line numbers stay) and parse again with
+    the same locked-down parser. None when the document is not such a case."""
+    if not _UNBOUND_PREFIX.search(err.msg or str(err)):
+        return None
+    start = _root_start(data)
+    if start is None or data[start.start(1):start.end(1)].decode() not in PREFIX_TOLERANT_ROOTS:
+        return None
+    prefixes = sorted({m.group(1) for m in _PREFIX_USE.finditer(data)} - {b'xmlns', b'xml'})
+    declarations = b''.join(b' xmlns:%s="urn:robot-formats:undeclared:%s"' % (p, p)
+                            for p in prefixes)
+    patched = data[:start.end()] + declarations + data[start.end():]
+    try:
+        return etree.fromstring(patched, _parser())
+    except (etree.XMLSyntaxError, _ExternalResource):
+        return None
+
+
+def _root_start(data: bytes) -> re.Match | None:
+    """The root element's start tag: the first ``<name`` outside prolog, comments and DTD."""
+    position = 0
+    while True:
+        index = data.find(b'<', position)
+        if index < 0:
+            return None
+        if data.startswith(b'<?', index):
+            position = data.find(b'?>', index) + 2
+        elif data.startswith(b'<!--', index):
+            position = data.find(b'-->', index) + 3
+        elif data.startswith(b'<!', index):
+            position = data.find(b'>', index) + 1
+        else:
+            return _ROOT_START.match(data, index)
+        if position <= 1:
+            return None
 
 
 def read_xml(path: str | Path) -> etree._Element:
