@@ -25,3 +25,17 @@ def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> 
 
 
 register(FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world format"))
+
+
+def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+    from .hrdf.reader import parse_hrdf_element
+    return parse_hrdf_element(root, str(path), warnings)
+
+
+def _claims_hrdf(root: etree._Element) -> bool:
+    from .hrdf.reader import looks_like_hrdf
+    return looks_like_hrdf(root)
+
+
+register(FormatSpec('hrdf', ('.hrdf',), ('robot',), _read_hrdf, 'HEBI Robot Description Format',
+                    claims=_claims_hrdf, any_root=True))

@@ -34,6 +34,12 @@ class FormatSpec:
     root_tags: tuple[str, ...]      #: local names of accepted root elements
     reader: Reader
     description: str = ''
+    #: When the extension does not decide and several formats accept the root element (HRDF and
+    #: URDF both use <robot>), a format whose ``claims(root)`` is true is chosen.
+    claims: Callable[[etree._Element], bool] | None = None
+    #: The extension alone decides, whatever the root element is called (HEBI reads an .hrdf
+    #: file without looking at its root element's name).
+    any_root: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +84,11 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
     by_extension = [s for s in specs if suffix in s.extensions]
     by_root = [s for s in specs if tag in s.root_tags]
     for spec in by_extension:
-        if spec in by_root:
+        if spec in by_root or spec.any_root:
             return spec
+    claimed = [s for s in by_root if s.claims is not None and s.claims(root)]
+    if claimed:
+        by_root = claimed
     if by_root:
         if by_extension:
             warnings.append(Diagnostic(

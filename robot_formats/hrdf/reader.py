@@ -1,0 +1,62 @@
+"""HRDF reader: a HEBI Robot Description Format file (1.0.0–1.6.0) into a neutral Scene.
+
+Public entry points: :func:`parse_hrdf_file` (a path; what other formats use to include an
+HRDF file) and :func:`parse_hrdf_element` (an already parsed root, what the format registry
+calls). Both return a non-world :class:`~robot_formats.model.Scene` with one model whose root
+link ``world`` is HEBI's world frame; see :mod:`robot_formats.hrdf.builder` for the mapping
+and docs/hrdf.md for the whole story.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lxml import etree
+
+from ..errors import Diagnostic
+from ..model import Scene
+from ..xmlsafe import read_xml
+from .builder import build_model, implicit_end_effector
+from .elements import read_document
+
+__all__ = ['parse_hrdf_file', 'parse_hrdf_element', 'looks_like_hrdf']
+
+#: Elements only HRDF has directly under its root (URDF shares <link> and <joint>).
+_HRDF_ONLY = frozenset({'actuator', 'bracket', 'rigid-body', 'end-effector', 'include'})
+
+
+def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
+    """Load an ``.hrdf`` file (includes resolved relative to it).
+
+    Raises:
+        FormatError: (a subclass) with file, line and a sentence for every problem.
+    """
+    return parse_hrdf_element(read_xml(path), str(path),
+                              warnings if warnings is not None else [])
+
+
+def parse_hrdf_element(root: etree._Element, file: str | None,
+                       warnings: list[Diagnostic]) -> Scene:
+    """Build the scene of an already parsed HRDF document."""
+    root_attrs, nodes = read_document(root, file, warnings)
+    if root_attrs.version.implicit_end_effector:
+        nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
+    name = root.get('description') or (Path(file).stem if file else 'hrdf_robot')
+    model = build_model(root_attrs, nodes, name, file, warnings)
+    return Scene(name, (model,), source=file)
+
+
+def looks_like_hrdf(root: etree._Element) -> bool:
+    """True for a ``<robot>`` that is HRDF rather than URDF: no ``name`` attribute (URDF
+    requires one, HRDF refuses it) and children HRDF has (``<actuator>``, ``<link type>``...)."""
+    if root.get('name') is not None:
+        return False
+    for child in root:
+        if not isinstance(child.tag, str):
+            continue
+        tag = child.tag
+        if tag in _HRDF_ONLY or (tag == 'link' and child.get('type') is not None) or (
+                tag == 'joint' and child.get('axis') is not None):
+            return True
+        return False
+    return root.get('version', '').startswith('1.')
