@@ -1,0 +1,58 @@
+"""Show a world (SDFormat world, SKEL world, any multi-model document) in rviz2 (ROS installs).
+
+    ros2 launch robot_formats world.launch.py description_file:=/path/to/world.sdf
+
+description_publisher serves the whole world as one URDF tree rooted at ``world``: every model,
+nested models flattened with scoped names (``model::link``), on robot_description and TF.
+
+Arguments:
+    description_file      world file in any format robot_formats reads (required)
+    frame_prefix          prepended literally to every TF frame id (default: '')
+    publish_joint_states  publish the current configuration on joint_states (default: true)
+    fixed_frame           rviz2's fixed frame (default: world; add frame_prefix if you set one)
+    rviz                  start rviz2 (default: true)
+    rviz_config           rviz2 configuration (default: config/world.rviz)
+
+Without launch_ros, ``robot-formats bringup config/world_bringup.yaml`` runs the same node
+(see docs/bringup.md).
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument
+from launch.conditions import IfCondition
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
+from launch_ros.substitutions import FindPackageShare
+
+
+def generate_launch_description() -> LaunchDescription:
+    share = FindPackageShare('robot_formats')
+    arguments = [
+        DeclareLaunchArgument('description_file',
+                              description='world file in any format robot_formats reads'),
+        DeclareLaunchArgument('frame_prefix', default_value=''),
+        DeclareLaunchArgument('publish_joint_states', default_value='true'),
+        DeclareLaunchArgument('fixed_frame', default_value='world'),
+        DeclareLaunchArgument('rviz', default_value='true'),
+        DeclareLaunchArgument('rviz_config', default_value=PathJoinSubstitution(
+            [share, 'config', 'world.rviz'])),
+    ]
+    description_publisher = Node(
+        package='robot_formats', executable='description_publisher',
+        name='description_publisher', output='screen',
+        parameters=[
+            PathJoinSubstitution([share, 'config', 'description_publisher.yaml']),
+            {
+                'description_file': LaunchConfiguration('description_file'),
+                'frame_prefix': ParameterValue(LaunchConfiguration('frame_prefix'), value_type=str),
+                'publish_joint_states': ParameterValue(
+                    LaunchConfiguration('publish_joint_states'), value_type=bool),
+            },
+        ])
+    rviz = Node(
+        package='rviz2', executable='rviz2', name='rviz2', output='screen',
+        arguments=['-d', LaunchConfiguration('rviz_config'),
+                   '-f', LaunchConfiguration('fixed_frame')],
+        condition=IfCondition(LaunchConfiguration('rviz')))
+    return LaunchDescription([*arguments, description_publisher, rviz])
