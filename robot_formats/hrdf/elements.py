@@ -120,7 +120,7 @@ def _checked_attrs(element: etree._Element, kind: str, file: str | None, version
                               file, element.sourceline, code='HRDF_VERSION_GATE')
     for name in _REQUIRED.get(kind, ()):
         if element.get(name) is None:
-            raise SchemaError(f'<{kind}> needs a {name!r} attribute', file, element.sourceline,
+            raise SchemaError(f'<{kind}> needs the attribute {name!r}', file, element.sourceline,
                               code='ATTRIBUTE_MISSING')
     return Attrs(element, file, version, warnings)
 

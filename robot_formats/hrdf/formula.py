@@ -156,6 +156,11 @@ class _Parser:
         value = self.sum()
         token = self.current
         if token.kind != 'end':
+            previous = self.tokens[self.index - 1]
+            if token.kind == 'num' and previous.kind == 'num':
+                raise FormulaError(f'{previous.text!r} is followed by {token.text!r}: a number '
+                                   "has at most one '.', no spaces and no commas",
+                                   token.position)
             if token.kind in ('num', 'pi', '('):
                 raise FormulaError(f'missing operator before {token.text!r} (write 2*pi, '
                                    'not 2 pi)', token.position)

@@ -119,6 +119,9 @@ class Attrs:
         if text is None:
             return None
         stripped = text.strip(' \t\r\n')
+        if stripped[:2] in ('rx', 'ry', 'rz', 'rX', 'rY', 'rZ', 'RX', 'RY', 'RZ'):
+            raise self.invalid(name, text, 'the rotation functions are written Rx, Ry and Rz '
+                               '(case sensitive)')
         if stripped.startswith('R') or stripped.startswith('('):
             if not self.version.has_formulas:
                 raise self.invalid(name, text, f'rotation formulas need version 1.1.0 or '
