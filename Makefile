@@ -15,7 +15,7 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 # Source the venv + workspace environment inside a recipe line.
 ENV := . tools/env.sh
 
-.PHONY: help setup setup-test build test demo bench clean distclean
+.PHONY: help setup setup-test build test demo bench docs clean distclean
 
 help: ## list the targets
 	@echo "robot_formats make targets:"
@@ -47,6 +47,9 @@ demo: build ## build + run the demo (tools/demo.sh)
 
 bench: setup-test build ## setup-test + build + run the benchmarks (python -m benchmarks)
 	@$(ENV); python -m benchmarks
+
+docs: setup ## setup + regenerate the pictures in docs/images/ from the bundled examples (tools/make_docs.py)
+	@$(ENV); python tools/make_docs.py
 
 clean: ## remove build/ install/ log/ (keeps .venv)
 	rm -rf build install log

@@ -651,11 +651,11 @@ def render_animation(result: LoadResult, trajectory: Trajectory, output: str | o
     for t, q in zip(times, configurations):
         renderer.draw(q, f'{base}  t = {t:.2f} s')
         pictures.append(Image.fromarray(renderer.rgba()).convert('RGB').quantize(
-            colors=255, method=Image.Quantize.MEDIANCUT))
+            colors=64, method=Image.Quantize.MEDIANCUT))
     milliseconds = int(round(1000 * duration / (count - 1))) if duration > 0 else 100
     try:
         pictures[0].save(path, save_all=True, append_images=pictures[1:], loop=0,
-                         duration=max(milliseconds, 20), optimize=False)
+                         duration=max(milliseconds, 20), optimize=True)
     except OSError as err:
         raise FormatError(f'cannot write output: {err.strerror or err}', str(path)) from err
     return RenderReport(str(path), time.perf_counter() - start, renderer.triangles, count,
