@@ -39,3 +39,18 @@ def _claims_hrdf(root: etree._Element) -> bool:
 
 register(FormatSpec('hrdf', ('.hrdf',), ('robot',), _read_hrdf, 'HEBI Robot Description Format',
                     claims=_claims_hrdf, any_root=True))
+
+
+def _read_tmp(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+    from .tmp.reader import parse_problem_element
+    from .tmp.semantics import problem_scene
+    return problem_scene(parse_problem_element(root, path, warnings))
+
+
+def _recover_tmp(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._Element | None:
+    from .tmp.reader import recover_problem
+    return recover_problem(data, path, warnings)
+
+
+register(FormatSpec('tmp', ('.xml',), ('problem',), _read_tmp,
+                    'task-and-motion-planning problem XML', recover=_recover_tmp))

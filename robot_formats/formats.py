@@ -14,10 +14,10 @@ from typing import Callable
 
 from lxml import etree
 
-from .errors import Diagnostic, UnknownFormatError
+from .errors import Diagnostic, UnknownFormatError, XmlSyntaxError
 from .kinematics import KinematicTree
 from .model import Scene
-from .xmlsafe import local_name, read_xml
+from .xmlsafe import local_name, parse_xml_bytes, read_bytes
 
 __all__ = ['FormatSpec', 'LoadResult', 'register', 'registered', 'detect', 'load']
 
@@ -40,6 +40,11 @@ class FormatSpec:
     #: The extension alone decides, whatever the root element is called (HEBI reads an .hrdf
     #: file without looking at its root element's name).
     any_root: bool = False
+    #: For documents that are not well-formed XML: a format may recognise its own known, safe to
+    #: repair mistakes in the raw bytes (TMP problems copy the spec page's ``</tordo>``) and
+    #: return the parsed, repaired root (adding a warning per repair), or None to let the
+    #: syntax error stand. (data, path, warnings) -> root or None.
+    recover: Callable[[bytes, Path, list[Diagnostic]], etree._Element | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +116,24 @@ def load(path: str | Path) -> LoadResult:
     """
     path = Path(path)
     warnings: list[Diagnostic] = []
-    root = read_xml(path)
+    data = read_bytes(path)
+    try:
+        root = parse_xml_bytes(data, path)
+    except XmlSyntaxError:
+        root = _recovered(path, data, warnings)
+        if root is None:
+            raise
     spec = detect(path, root, warnings)
     scene = spec.reader(path, root, warnings)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
     return LoadResult(scene, spec.name, str(path), tuple(warnings), tree)
+
+
+def _recovered(path: Path, data: bytes, warnings: list[Diagnostic]) -> etree._Element | None:
+    """The root a format's ``recover`` hook makes of a malformed document, if any does."""
+    for spec in registered():
+        if spec.recover is not None:
+            root = spec.recover(data, path, warnings)
+            if root is not None:
+                return root
+    return None

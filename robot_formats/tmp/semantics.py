@@ -1,0 +1,333 @@
+"""What a TMP problem means geometrically: grasp sets, stable placements, attachments, the scene.
+
+Written down in docs/tmp.md; in short (X_AB = pose of B in A, 4×4):
+
+* a discrete grasp ``<gf>`` is ``X_object_grasp``; in the world ``X_W_object · X_object_grasp``;
+* a continuous grasp ``<gc>`` is the set ``{Rot(axis, θ) · template : θ ∈ [0, 2π)}`` with the
+  axis through the object frame's origin, in the object frame; N samples take θ_k = 2πk/N;
+* a stable pose of object O on support S is ``Rot(axis, θ) · template`` (world frame) with O's
+  centre at ``distance`` along the support region's upward normal from a point p of S's
+  SSSP/PSSP: position ``X_W_S · p + distance · n_W``; the samples spread θ evenly over each SOP
+  in turn and draw p uniformly (seeded, so answers are reproducible) over the region;
+* an attached object keeps its pose relative to its parent (a fixed joint), so it moves with it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from ..errors import InvalidValueError, ReferenceError, StructureError
+from ..kinematics import KinematicTree
+from ..model import WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene, Visual
+from ..transforms import axis_angle, invert, matrix_to_pose, rotation_to_quat
+from .problem import ContinuousGrasp, Problem, ProblemObject, ProblemRobot, StablePose, SupportRegion
+from .reader import polygon_normal
+
+__all__ = ['GraspSample', 'Placement', 'continuous_grasp_frame', 'grasp_samples',
+           'support_normal', 'sample_support_points', 'stable_object_pose', 'placements',
+           'ProblemState', 'problem_scene', 'robot_model', 'pose_document']
+
+MAX_SAMPLES = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class GraspSample:
+    """One grasp: ``gf<i>`` (i-th discrete grasp) or ``gc<j>/<k>`` (k-th sample of the j-th
+    continuous set); ``frame`` is 4x4 in the frame it was asked in."""
+
+    id: str
+    type: str
+    frame: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One stable pose ``sop<j>/<i>``: from SOP j, the i-th sample; ``frame`` in the world."""
+
+    id: str
+    sop: int
+    theta: float
+    point: np.ndarray   # the support point, in the world frame
+    frame: np.ndarray   # the object's pose in the world frame
+
+
+def _check_samples(samples: int) -> None:
+    if not isinstance(samples, int) or samples < 1 or samples > MAX_SAMPLES:
+        raise InvalidValueError(f'samples must be an integer from 1 to {MAX_SAMPLES}, not '
+                                f'{samples!r}')
+
+
+def continuous_grasp_frame(grasp: ContinuousGrasp, theta: float) -> np.ndarray:
+    """``Rot(axis, θ) · template`` (object frame)."""
+    rotation = np.eye(4)
+    rotation[:3, :3] = axis_angle(grasp.axis, theta)
+    return rotation @ grasp.template
+
+
+def grasp_samples(obj: ProblemObject, samples: int, grasp_type: str | None = None,
+                  frame: np.ndarray | None = None) -> list[GraspSample]:
+    """The discrete grasps plus ``samples`` of each continuous set, optionally of one type,
+    in the object frame (``frame`` = None) or premultiplied by ``frame`` (X_W_object)."""
+    _check_samples(samples)
+    out: list[GraspSample] = []
+    for index, grasp in enumerate(obj.grasps):
+        if grasp_type is None or grasp.type == grasp_type:
+            out.append(GraspSample(f'gf{index}', grasp.type, grasp.frame))
+    thetas = 2.0 * math.pi * np.arange(samples) / samples
+    for index, grasp in enumerate(obj.continuous_grasps):
+        if grasp_type is not None and grasp.type != grasp_type:
+            continue
+        for k, theta in enumerate(thetas):
+            out.append(GraspSample(f'gc{index}/{k}', grasp.type,
+                                   continuous_grasp_frame(grasp, float(theta))))
+    if frame is not None:
+        out = [GraspSample(g.id, g.type, frame @ g.frame) for g in out]
+    return out
+
+
+def support_normal(region: SupportRegion) -> np.ndarray:
+    """The region's upward unit normal in the support frame: +z for points and rectangles; a
+    polygon's plane normal, turned to point along +z (or kept if the plane is vertical)."""
+    if region.kind != 'polygon':
+        return np.array([0.0, 0.0, 1.0])
+    normal = polygon_normal(region.points)
+    assert normal is not None  # the reader refuses degenerate polygons
+    return -normal if normal[2] < 0 else normal
+
+
+def sample_support_points(region: SupportRegion, count: int, rng: np.random.Generator
+                          ) -> np.ndarray:
+    """``count`` points drawn uniformly over the region (support frame), shape (count, 3)."""
+    if region.kind == 'point':
+        return np.repeat(region.low[None, :], count, axis=0)
+    if region.kind == 'rectangle':
+        return region.low + rng.random((count, 3)) * (region.high - region.low)
+    return _sample_polygon(region.points, count, rng)
+
+
+def _sample_polygon(points: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Uniform points inside a planar (possibly non-convex) polygon, by rejection in its plane."""
+    normal = polygon_normal(points)
+    u = points[1] - points[0]
+    u = u / np.linalg.norm(u)
+    v = np.cross(normal, u)
+    flat = np.stack([(points - points[0]) @ u, (points - points[0]) @ v], axis=1)
+    low, high = flat.min(axis=0), flat.max(axis=0)
+    chosen: list[np.ndarray] = []
+    found = 0
+    for _ in range(10_000):
+        candidates = low + rng.random((max(2 * (count - found), 16), 2)) * (high - low)
+        inside = candidates[points_in_polygon(candidates, flat)]
+        chosen.append(inside[:count - found])
+        found += len(chosen[-1])
+        if found >= count:
+            break
+    else:  # pragma: no cover - needs a polygon of ~zero area, which the reader refuses
+        raise InvalidValueError('could not sample the polygon (its area is too small)')
+    flat_points = np.concatenate(chosen)
+    return points[0] + flat_points[:, :1] * u + flat_points[:, 1:] * v
+
+
+def points_in_polygon(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """Even-odd rule, vectorised over the points (2-D)."""
+    x, y = points[:, 0:1], points[:, 1:2]
+    x1, y1 = polygon[:, 0], polygon[:, 1]
+    x2, y2 = np.roll(x1, -1), np.roll(y1, -1)
+    crosses = (y1 > y) != (y2 > y)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        at = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
+    return np.count_nonzero(crosses & (x < at), axis=1) % 2 == 1
+
+
+def stable_object_pose(sop: StablePose, theta: float, point_world: np.ndarray,
+                       normal_world: np.ndarray) -> np.ndarray:
+    """``Rot(axis, θ) · template`` at ``point + distance · normal`` (world frame)."""
+    pose = np.eye(4)
+    pose[:3, :3] = axis_angle(sop.axis, theta) @ sop.template
+    pose[:3, 3] = point_world + sop.distance * normal_world
+    return pose
+
+
+def placements(obj: ProblemObject, support: ProblemObject, support_pose: np.ndarray,
+               samples: int, seed: int = 0) -> list[Placement]:
+    """``samples`` stable poses of ``obj`` on ``support`` (whose world pose is given)."""
+    _check_samples(samples)
+    if not obj.stable_poses:
+        raise InvalidValueError(f'object {obj.name!r} has no stable poses (<sop>)')
+    if support.support is None:
+        raise InvalidValueError(f'object {support.name!r} has no support region (<sssp> or '
+                                '<pssp>)')
+    if obj.name == support.name:
+        raise InvalidValueError(f'object {obj.name!r} cannot be placed on itself')
+    rng = np.random.default_rng(seed)
+    local_points = sample_support_points(support.support, samples, rng)
+    world_points = local_points @ support_pose[:3, :3].T + support_pose[:3, 3]
+    normal = support_pose[:3, :3] @ support_normal(support.support)
+    count = len(obj.stable_poses)
+    per_sop = -(-samples // count)
+    out = []
+    for i in range(samples):
+        j, step = i % count, i // count
+        theta = 2.0 * math.pi * step / per_sop
+        frame = stable_object_pose(obj.stable_poses[j], theta, world_points[i], normal)
+        out.append(Placement(f'sop{j}/{step}', j, theta, world_points[i], frame))
+    return out
+
+
+def pose_document(matrix: np.ndarray) -> dict:
+    """``{"xyz": [...], "quat": [x, y, z, w]}`` of a 4x4 pose (the CLI's JSON convention)."""
+    return {'xyz': [_clean(v) for v in matrix[:3, 3]],
+            'quat': [_clean(v) for v in rotation_to_quat(matrix[:3, :3])]}
+
+
+def _clean(value: float) -> float:
+    value = float(value)
+    return 0.0 if abs(value) < 1e-15 else value
+
+
+class ProblemState:
+    """The attachments and object poses while a plan executes (attach, detach, reset).
+
+    Each object stores its pose relative to its parent (``world``, another object, or a fixed
+    extra frame such as a robot link); world poses are compositions, so attached objects move
+    with their parent. Attaching and detaching keep the object where it is in the world.
+    """
+
+    def __init__(self, problem: Problem, extra_frames: Mapping[str, np.ndarray] | None = None
+                 ) -> None:
+        self.problem = problem
+        self.extra_frames = dict(extra_frames or {})  #: fixed frames (robot links) in the world
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the file's initial attachments and poses."""
+        self.parents: dict[str, str] = {name: WORLD for name in self.problem.objects}
+        self.parents.update(self.problem.parent_of())
+        self.local: dict[str, np.ndarray] = {}
+        for name, obj in self.problem.objects.items():
+            parent = self.parents[name]
+            parent_pose = np.eye(4) if parent == WORLD else self.problem.objects[parent].pose
+            self.local[name] = invert(parent_pose) @ obj.pose
+
+    def object(self, name: str) -> ProblemObject:
+        found = self.problem.objects.get(name)
+        if found is None:
+            known = ', '.join(self.problem.objects) or 'none'
+            raise ReferenceError(f'no object named {name!r} (objects: {known})')
+        return found
+
+    def world_pose(self, name: str) -> np.ndarray:
+        """X_W_name of an object, an extra frame or the world."""
+        if name == WORLD:
+            return np.eye(4)
+        if name in self.extra_frames:
+            return self.extra_frames[name]
+        self.object(name)
+        return self.world_pose(self.parents[name]) @ self.local[name]
+
+    def attach(self, child: str, parent: str) -> None:
+        """Fix ``child`` to ``parent`` (an object or an extra frame) where it is now."""
+        self.object(child)
+        if parent not in self.problem.objects and parent not in self.extra_frames:
+            raise ReferenceError(f'cannot attach {child!r} to {parent!r}: no object or robot '
+                                 f'frame of that name')
+        node = parent
+        while node in self.parents:
+            if node == child:
+                raise StructureError(f'attaching {child!r} to {parent!r} would make a cycle '
+                                     f'({parent!r} is carried by {child!r})',
+                                     code='TMP_ATTACHMENT_CYCLE')
+            node = self.parents[node]
+        world = self.world_pose(child)
+        self.parents[child] = parent
+        self.local[child] = invert(self.world_pose(parent)) @ world
+
+    def detach(self, child: str) -> None:
+        """Free ``child`` from its parent; it stays where it is (parent becomes the world)."""
+        world = self.world_pose(child)
+        self.parents[child] = WORLD
+        self.local[child] = world
+
+    def children_of(self, parent: str) -> list[str]:
+        return [name for name, p in self.parents.items() if p == parent]
+
+    def edges(self) -> Iterable[tuple[str, str, np.ndarray]]:
+        """(parent, child, X_parent_child) of every object, parents before children."""
+        done: set[str] = set()
+        pending = list(self.problem.objects)
+        while pending:
+            remaining = []
+            for name in pending:
+                parent = self.parents[name]
+                if parent in self.problem.objects and parent not in done:
+                    remaining.append(name)
+                    continue
+                done.add(name)
+                yield parent, name, self.local[name]
+            pending = remaining
+
+
+# --- the problem as a robot_formats Scene ------------------------------------------------------
+
+def robot_model(robot: ProblemRobot) -> Model:
+    """The robot's description as one model placed at its base pose, configured by the
+    problem's configuration tags. A description that is itself a world (SDFormat, SKEL) gets a
+    ``base`` link standing for its world frame."""
+    tree: KinematicTree = robot.tree
+    positions = {**tree.initial_positions, **robot.joint_positions}
+    links = list(tree.links.values())
+    joints = list(tree.joints.values())
+    frames = list(tree.frames.values())
+    if tree.root == WORLD:
+        base = _free_name('base', tree.links.keys() | tree.frames.keys())
+        links.insert(0, Link(base))
+        joints = [_reparent(j, base) for j in joints]
+        frames = [Frame(f.name, base if f.attached_to == WORLD else f.attached_to, f.pose, f.line)
+                  for f in frames]
+        for name, edge in tree.edges.items():
+            if edge.kind == 'model':
+                joints.append(Joint(_free_name(f'{name}_placement', tree.joints.keys()),
+                                    JointType.FIXED, base, name, matrix_to_pose(edge.origin)))
+    return Model(robot.name, tuple(links), tuple(joints), tuple(frames),
+                 matrix_to_pose(robot.basepose), initial_positions=positions,
+                 source=robot.description_path)
+
+
+def _reparent(joint: Joint, base: str) -> Joint:
+    if joint.parent != WORLD:
+        return joint
+    from dataclasses import replace
+    return replace(joint, parent=base)
+
+
+def _free_name(wanted: str, taken) -> str:
+    name, index = wanted, 0
+    while name in taken:
+        index += 1
+        name = f'{wanted}_{index}'
+    return name
+
+
+def problem_scene(problem: Problem) -> Scene:
+    """The problem as a world scene: each object a link named like the object, fixed to the
+    world (or to the object carrying it) at its initial pose; each robot a model named like
+    the robot (its frames ``robot::link``) placed at its base pose."""
+    links, joints = [], []
+    parents = problem.parent_of()
+    for obj in problem.objects.values():
+        visuals = ()
+        if obj.mesh_path and Path(obj.mesh_path).is_file():
+            visuals = (Visual(Mesh(Path(obj.mesh_path).as_uri()), name=obj.name),)
+        links.append(Link(obj.name, visuals=visuals, line=obj.line))
+        parent = parents.get(obj.name, WORLD)
+        parent_pose = np.eye(4) if parent == WORLD else problem.objects[parent].pose
+        joints.append(Joint(f'{obj.name}_attachment', JointType.FIXED, parent, obj.name,
+                            matrix_to_pose(invert(parent_pose) @ obj.pose), line=obj.line))
+    models = [Model('', tuple(links), tuple(joints), source=problem.path)]
+    models.extend(robot_model(r) for r in problem.robots.values() if r.tree is not None)
+    return Scene(Path(problem.path).stem, tuple(models), is_world=True, source=problem.path)
