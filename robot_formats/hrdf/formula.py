@@ -44,6 +44,8 @@ _HEX = re.compile(r'0[xX][0-9a-fA-F]+')
 _WORD = re.compile(r'[A-Za-z_][A-Za-z_0-9]*')
 _STRTOD_PREFIX = re.compile(r'\s*([-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?))')
 _WHITESPACE = ' \t\r\n'
+#: Deepest nesting of parentheses and signs (keeps Python's recursion limit out of reach).
+_MAX_DEPTH = 200
 
 
 class FormulaError(ValueError):
@@ -140,6 +142,7 @@ class _Parser:
         self.quirks = quirks
         self.tokens = _tokens(text, quirks)
         self.index = 0
+        self.depth = 0
 
     @property
     def current(self) -> _Token:
@@ -188,7 +191,16 @@ class _Parser:
         return value
 
     def unary(self) -> float:
+        self.depth += 1
+        try:
+            return self._unary()
+        finally:
+            self.depth -= 1
+
+    def _unary(self) -> float:
         token = self.current
+        if self.depth > _MAX_DEPTH:
+            raise FormulaError(f'nested more than {_MAX_DEPTH} levels deep', token.position)
         if token.kind == 'op' and token.text in '+-':
             self.advance()
             if token.text == '+' and token.position == _first_non_space(self.text):
