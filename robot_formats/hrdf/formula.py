@@ -45,7 +45,7 @@ _WORD = re.compile(r'[A-Za-z_][A-Za-z_0-9]*')
 _STRTOD_PREFIX = re.compile(r'\s*([-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?))')
 _WHITESPACE = ' \t\r\n'
 #: Deepest nesting of parentheses and signs (keeps Python's recursion limit out of reach).
-_MAX_DEPTH = 200
+_MAX_DEPTH = 100
 
 
 class FormulaError(ValueError):

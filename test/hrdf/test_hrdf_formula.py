@@ -95,7 +95,7 @@ def test_parser_is_not_eval() -> None:
 
 
 def test_deep_nesting_is_an_error_not_a_crash() -> None:
-    assert evaluate('(' * 150 + '1' + ')' * 150) == 1.0
+    assert evaluate('(' * 90 + '1' + ')' * 90) == 1.0
     for text in ('(' * 5000 + '1' + ')' * 5000, '-' * 5000 + '1'):
         with pytest.raises(FormulaError, match='nested'):
             evaluate(text)
