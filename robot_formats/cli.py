@@ -105,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
                       help='wait until at least this many frames (root included) are known')
     echo.add_argument('--json', action='store_true')
     echo.set_defaults(handler=_cmd_tf_echo)
+
+    from .cli_tmp import add_parsers as add_tmp_parsers  # grasps, placements (TMP problems)
+    add_tmp_parsers(sub)
     return parser
 
 
@@ -251,6 +254,9 @@ def _cmd_frames(args: argparse.Namespace) -> int:
     result, tree = _load(args.path)
     q = _configuration(tree, args.positions, args.set)
     document = frames_document(result.format, tree, q)
+    if result.format == 'tmp':
+        from .cli_tmp import problem_sections
+        document.update(problem_sections(args.path, document['frames']))
     if args.json:
         json.dump(document, sys.stdout, indent=1)
         sys.stdout.write('\n')

@@ -30,7 +30,7 @@ from .reader import polygon_normal
 
 __all__ = ['GraspSample', 'Placement', 'continuous_grasp_frame', 'grasp_samples',
            'support_normal', 'sample_support_points', 'stable_object_pose', 'placements',
-           'ProblemState', 'problem_scene', 'robot_model', 'pose_document']
+           'ProblemState', 'problem_scene', 'robot_model', 'robot_base_link', 'pose_document']
 
 MAX_SAMPLES = 100_000
 
@@ -284,7 +284,7 @@ def robot_model(robot: ProblemRobot) -> Model:
     joints = list(tree.joints.values())
     frames = list(tree.frames.values())
     if tree.root == WORLD:
-        base = _free_name('base', tree.links.keys() | tree.frames.keys())
+        base = robot_base_link(tree)
         links.insert(0, Link(base))
         joints = [_reparent(j, base) for j in joints]
         frames = [Frame(f.name, base if f.attached_to == WORLD else f.attached_to, f.pose, f.line)
@@ -296,6 +296,13 @@ def robot_model(robot: ProblemRobot) -> Model:
     return Model(robot.name, tuple(links), tuple(joints), tuple(frames),
                  matrix_to_pose(robot.basepose), initial_positions=positions,
                  source=robot.description_path)
+
+
+def robot_base_link(tree: KinematicTree) -> str:
+    """The robot's link placed at its base pose: its root link, or ``base`` for worlds."""
+    if tree.root != WORLD:
+        return tree.root
+    return _free_name('base', tree.links.keys() | tree.frames.keys())
 
 
 def _reparent(joint: Joint, base: str) -> Joint:
