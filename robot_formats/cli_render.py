@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import FormatError, UnsupportedError, location
+from .errors import UnsupportedError, location
 
 __all__ = ['add_render_parser']
 
@@ -116,17 +116,12 @@ def load_motion(path: str, result):
 
 def problem_overlays(result, requested: str):
     """Overlays named in ``--problem-overlays`` (empty: none)."""
+    from .cli import UsageError
+    from .render import problem_overlays as overlays_of
     names = [n.strip() for n in requested.split(',') if n.strip()]
     if not names:
         return ()
-    known = ('grasps', 'supports')
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        from .cli import UsageError
-        raise UsageError(f'--problem-overlays: unknown overlay {unknown[0]!r} '
-                         f'(known: {", ".join(known)})')
-    if result.format != 'tmp':
-        raise FormatError(f'--problem-overlays needs a TMP problem file; this is {result.format}',
-                          result.path)
-    raise UnsupportedError('this version of robot_formats cannot draw TMP problem overlays yet',
-                           result.path)
+    try:
+        return overlays_of(result, names)
+    except ValueError as err:  # an unknown overlay name: the command line is wrong
+        raise UsageError(f'--problem-overlays: {err}') from err

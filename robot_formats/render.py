@@ -39,7 +39,7 @@ from .transforms import pose_to_matrix
 
 __all__ = ['RenderOptions', 'RenderReport', 'Overlay', 'Trajectory', 'SampledTrajectory',
            'Renderer', 'render_picture', 'render_animation', 'scene_shapes', 'tessellate',
-           'resolve_mesh_path', 'view_rotation', 'up_axis', 'cluster_vertices']
+           'resolve_mesh_path', 'problem_overlays', 'PROBLEM_OVERLAYS', 'view_rotation', 'up_axis', 'cluster_vertices']
 
 #: Faces a mesh file keeps at most (vertex clustering above this): keeps a picture under ~1 s.
 MESH_FACE_BUDGET = 2500
@@ -386,6 +386,99 @@ def _plane_size(tree: KinematicTree) -> float:
     return max(1.0, 1.5 * spread)
 
 
+# --- planning-problem overlays -------------------------------------------------------------------
+
+#: Overlay names ``--problem-overlays`` accepts.
+PROBLEM_OVERLAYS = ('grasps', 'supports')
+#: Samples drawn of each continuous grasp set.
+CONTINUOUS_GRASP_SAMPLES = 8
+_GRASP_COLOUR = (0.85, 0.1, 0.75, 1.0)
+_SUPPORT_COLOUR = (0.1, 0.8, 0.3, 0.3)
+
+
+def problem_overlays(result: LoadResult, names: Sequence[str],
+                     q: np.ndarray | None = None) -> list[Overlay]:
+    """Grasps and support regions of a TMP problem, placed where the picture shows objects.
+
+    Object poses come from the scene's forward kinematics (each object is a link named like
+    the object), so the overlays follow attachments exactly as the bodies do. The problem's
+    own semantics (:mod:`robot_formats.tmp.semantics`) give the grasp frames: discrete ones
+    and :data:`CONTINUOUS_GRASP_SAMPLES` of each continuous set.
+    """
+    unknown = [name for name in names if name not in PROBLEM_OVERLAYS]
+    if unknown:
+        raise ValueError(f'unknown overlay {unknown[0]!r} (known: {", ".join(PROBLEM_OVERLAYS)})')
+    if result.format != 'tmp':
+        raise InvalidValueError(f'problem overlays need a TMP problem file; this is '
+                                f'{result.format}', result.path)
+    from .tmp.reader import read_problem
+    from .tmp.semantics import grasp_samples
+
+    assert result.tree is not None
+    problem = read_problem(result.path, [], load_robots=False)
+    poses = result.tree.forward(q)
+    overlays = []
+    if 'supports' in names:
+        triangles, segments = [], []
+        for obj in problem.objects.values():
+            if obj.support is not None and obj.name in poses:
+                tris, segs = _support_geometry(obj.support, poses[obj.name])
+                triangles += tris
+                segments += segs
+        overlays.append(Overlay('supports', np.asarray(triangles).reshape(-1, 3, 3),
+                                colour=_SUPPORT_COLOUR))
+        overlays.append(Overlay('support outlines', segments=np.asarray(segments).reshape(-1, 2, 3),
+                                colour=(*_SUPPORT_COLOUR[:3], 1.0), line_width=2.0))
+    if 'grasps' in names:
+        size = _grasp_symbol_size(problem, poses)
+        segments = []
+        for obj in problem.objects.values():
+            if obj.name in poses:
+                for grasp in grasp_samples(obj, CONTINUOUS_GRASP_SAMPLES,
+                                           frame=poses[obj.name]):
+                    segments += gripper_segments(grasp.frame, size)
+        overlays.append(Overlay('grasps', segments=np.asarray(segments).reshape(-1, 2, 3),
+                                colour=_GRASP_COLOUR, line_width=1.2))
+    return overlays
+
+
+def gripper_segments(frame: np.ndarray, size: float) -> list[np.ndarray]:
+    """A parallel-jaw gripper symbol for a grasp frame: fingertips ``size``/2 apart on either
+    side of the frame's origin along its y axis, fingers and palm behind it along -z (z is the
+    approach direction), and a short stem further back."""
+    origin, y, z = frame[:3, 3], frame[:3, 1], frame[:3, 2]
+    half = 0.5 * size * y
+    palm = origin - size * z
+    return [np.array(pair) for pair in (
+        (origin + half, palm + half), (origin - half, palm - half),     # fingers
+        (palm + half, palm - half), (palm, palm - 0.6 * size * z))]     # palm, stem
+
+
+def _grasp_symbol_size(problem, poses: Mapping[str, np.ndarray]) -> float:
+    """About a tenth of the spread of the objects, so symbols are visible but not huge."""
+    points = np.array([poses[name][:3, 3] for name in problem.objects if name in poses])
+    spread = float(np.ptp(points, axis=0).max()) if len(points) > 1 else 0.5
+    return max(0.02, min(0.06, 0.06 * spread))
+
+
+def _support_geometry(region, pose: np.ndarray) -> tuple[list, list]:
+    """Triangles and outline of a support region (point: a small cross), in the world frame."""
+    if region.kind == 'point':
+        centre = region.low @ pose[:3, :3].T + pose[:3, 3]
+        arms = 0.02 * pose[:3, :3].T
+        return [], [np.array((centre - arm, centre + arm)) for arm in arms[:2]]
+    if region.kind == 'rectangle':
+        (x0, y0, z0), (x1, y1, _) = region.low, region.high
+        outline = np.array([(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0)])
+    else:
+        outline = np.asarray(region.points, dtype=float)
+    world = outline @ pose[:3, :3].T + pose[:3, 3]
+    centre = world.mean(axis=0)
+    triangles = [np.array((centre, a, b)) for a, b in zip(world, np.roll(world, -1, axis=0))]
+    segments = [np.array((a, b)) for a, b in zip(world, np.roll(world, -1, axis=0))]
+    return triangles, segments
+
+
 # --- view -----------------------------------------------------------------------------------------
 
 _AXES = 'xyz'
@@ -457,8 +550,17 @@ class Renderer:
         self.axes.view_init(elev=options.elevation, azim=options.azimuth)
         self._bodies = Poly3DCollection([], linewidths=0.0, zorder=1)
         self.axes.add_collection3d(self._bodies, autolim=False)
+        # Overlays are drawn over the bodies (a support region is coplanar with its table top,
+        # which depth sorting of whole polygons cannot order): faces translucent, lines opaque.
         for overlay in self.overlays:
-            self._add_overlay(overlay, Poly3DCollection, Line3DCollection)
+            if len(overlay.triangles):
+                self.axes.add_collection3d(Poly3DCollection(
+                    list(overlay.triangles), facecolors=overlay.colour, linewidths=0.0,
+                    zorder=2), autolim=False)
+            if len(overlay.segments):
+                self.axes.add_collection3d(Line3DCollection(
+                    list(overlay.segments), colors=[overlay.colour],
+                    linewidths=overlay.line_width, zorder=4), autolim=False)
         self._axes_lines = Line3DCollection([], linewidths=1.6, zorder=3)
         self.axes.add_collection3d(self._axes_lines, autolim=False)
         self._labels: list = []
@@ -477,15 +579,6 @@ class Renderer:
     @property
     def triangles(self) -> int:
         return len(self._local) + sum(len(o.triangles) for o in self.overlays)
-
-    def _add_overlay(self, overlay: Overlay, polys, lines) -> None:
-        if len(overlay.triangles):
-            self.axes.add_collection3d(polys(list(overlay.triangles), facecolors=overlay.colour,
-                                             linewidths=0.0, zorder=2), autolim=False)
-        if len(overlay.segments):
-            self.axes.add_collection3d(lines(list(overlay.segments), colors=[overlay.colour],
-                                             linewidths=overlay.line_width, zorder=4),
-                                     autolim=False)
 
     def world_triangles(self, poses: Mapping[str, np.ndarray]) -> np.ndarray:
         """Every body triangle placed at the given frame poses."""

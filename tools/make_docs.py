@@ -46,6 +46,11 @@ PICTURES = [
     Picture('arm_with_gripper_labels.png', 'examples/urdf/arm_with_gripper.urdf',
             {'shoulder_pan': 0.4, 'shoulder_lift': 0.5, 'elbow': 0.9, 'finger_left': 0.03},
             {'frame_labels': True, 'elevation': 15.0, 'azimuth': -70.0}),
+    Picture('discs_and_pegs.png', 'examples/tmp/discs_and_pegs.xml',
+            options={'elevation': 35.0, 'azimuth': -40.0}),
+    Picture('discs_and_pegs_overlays.png', 'examples/tmp/discs_and_pegs.xml',
+            options={'elevation': 50.0, 'azimuth': -30.0, 'show_frames': False},
+            overlays='grasps,supports'),
     Picture('arm_with_gripper_wave.gif', 'examples/urdf/arm_with_gripper.urdf',
             options={'width': 400, 'height': 300, 'fps': 6.0},
             motion=((0.0, 1.0, 2.0, 3.0), ('shoulder_pan', 'shoulder_lift', 'elbow', 'finger_left'),
@@ -60,8 +65,7 @@ def draw(picture: Picture) -> render.RenderReport:
     out = IMAGES / picture.name
     overlays = ()
     if picture.overlays:
-        from robot_formats.cli_render import problem_overlays
-        overlays = problem_overlays(result, picture.overlays)
+        overlays = render.problem_overlays(result, picture.overlays.split(','))
     if picture.motion is not None:
         trajectory = render.SampledTrajectory(*picture.motion)
         return render.render_animation(result, trajectory, out, options, overlays)

@@ -231,7 +231,7 @@ def test_invalid_model_exits_1_with_the_loader_sentence(tmp_path):
     (['-o', '{tmp}/x.png', '--size', 'big'], 2, '--size'),
     (['-o', '{tmp}/x.png', '--set', 'nope=1'], 2, "'nope' is not a degree of freedom"),
     (['-o', '{tmp}/x.png', '--up', 'w'], 1, "up axis 'w'"),
-    (['-o', '{tmp}/x.png', '--problem-overlays', 'grasps'], 1, 'needs a TMP problem file'),
+    (['-o', '{tmp}/x.png', '--problem-overlays', 'grasps'], 1, 'problem overlays need a TMP problem file'),
     (['-o', '{tmp}/x.png', '--problem-overlays', 'wheels'], 2, "unknown overlay 'wheels'"),
 ])
 def test_bad_render_arguments(tmp_path, args, code, message):
@@ -244,3 +244,41 @@ def test_library_refuses_wrong_output_kind(tmp_path):
     with pytest.raises(FormatError, match='must end in .gif'):
         render.render_animation(robot_formats.load(ARM),
                                 render.SampledTrajectory([0.0], [], [[]]), tmp_path / 'x.png')
+
+
+# --- planning-problem overlays ----------------------------------------------------------------
+
+PROBLEM = ROOT / 'examples' / 'tmp' / 'discs_and_pegs.xml'
+
+
+def _matrix(text: str) -> np.ndarray:
+    """The problem file's 3x4 row-major numbers as a 4x4 matrix (read here, not by the library)."""
+    values = [float(v) for v in text.replace(')', ' ').split()]
+    return np.vstack([np.array(values[:12]).reshape(3, 4), [0.0, 0.0, 0.0, 1.0]])
+
+
+def test_grasp_overlay_puts_a_gripper_at_every_discrete_grasp_of_the_file():
+    import xml.etree.ElementTree as ET
+    expected = []
+    for obj in ET.parse(PROBLEM).getroot().iter('obj'):
+        pose = _matrix(obj.findtext('pose'))
+        expected += [(pose @ _matrix(gf.text))[:3, 3] for gf in obj.iter('gf')]
+    assert len(expected) >= 3
+    result = robot_formats.load(PROBLEM)
+    grasps, = render.problem_overlays(result, ['grasps'])
+    fingers = grasps.segments.reshape(-1, 4, 2, 3)          # 4 segments per gripper symbol
+    origins = (fingers[:, 0, 0] + fingers[:, 1, 0]) / 2      # between the two fingertips
+    for point in expected:
+        assert np.min(np.linalg.norm(origins - point, axis=1)) < 1e-9, point
+
+
+def test_overlays_are_drawn_on_problems_and_refused_elsewhere(tmp_path):
+    plain, marked = tmp_path / 'plain.png', tmp_path / 'marked.png'
+    assert run_cli('render', PROBLEM, '-o', plain).returncode == 0
+    result = run_cli('render', PROBLEM, '--problem-overlays', 'grasps,supports', '-o', marked)
+    assert result.returncode == 0, result.stderr
+    magenta = (217, 26, 191)  # the grasp colour (0.85, 0.1, 0.75)
+    assert colour_mask(pixels(marked), magenta, 20).sum() > 30
+    assert colour_mask(pixels(plain), magenta, 20).sum() == 0
+    supports = render.problem_overlays(robot_formats.load(PROBLEM), ['supports'])
+    assert sum(len(o.triangles) for o in supports) and sum(len(o.segments) for o in supports)
