@@ -1,4 +1,7 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+HERE = Path(__file__).resolve().parent
+for folder in (HERE, HERE.parent / 'core'):  # core: rf_testlib (check_urdf, pinocchio helpers)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))

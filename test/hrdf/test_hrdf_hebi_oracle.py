@@ -74,3 +74,25 @@ def test_random_kit_matches_hebi(oracle, seed: int, version: str, include: bool)
         _close(expected, poses[f'{name}/output'], f'end effector {name}')
     masses = [tree.links[name].inertial.mass for name in massive]
     assert np.allclose(masses, hebi['masses'], atol=TOL, rtol=0)
+
+
+URDF_KITS = [kit for kit in KITS if kit[0] % 4 == 1]
+
+
+@pytest.mark.parametrize('seed, version, include', URDF_KITS,
+                         ids=[f'{s}-v{v}{"-include" if i else ""}' for s, v, i in URDF_KITS])
+def test_random_kit_urdf_matches_hebi_in_pinocchio(oracle, tmp_path: Path, seed: int,
+                                                   version: str, include: bool) -> None:
+    """The URDF (gear ratios as mimic joints, prismatic joints, trees) passes check_urdf and
+    pinocchio places every output frame where hebi-py does."""
+    from rf_testlib import assert_check_urdf, pinocchio_forward, urdf_joint_values
+    from robot_formats.urdf.writer import urdf_string
+
+    kit, path, q, hebi = oracle[seed]
+    result = load(path)
+    text = urdf_string(result.scene, result.tree)
+    assert_check_urdf(text, tmp_path)
+    values = urdf_joint_values(text.encode(), dict(zip(result.tree.dof_names, q)))
+    poses = pinocchio_forward(text, values, sorted(set(kit.outputs)))
+    for expected, name in zip(hebi['frames']['output'], kit.outputs):
+        _close(expected, poses[name], f'pinocchio {name}\n{kit.text}')
