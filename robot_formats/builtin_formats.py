@@ -54,3 +54,13 @@ def _recover_tmp(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._
 
 register(FormatSpec('tmp', ('.xml',), ('problem',), _read_tmp,
                     'task-and-motion-planning problem XML', recover=_recover_tmp))
+
+
+def _read_xmdi(path: Path, root: etree._Element, warnings: list[Diagnostic]):
+    from .xmdi.reader import parse_xmdi_element
+    return parse_xmdi_element(root, str(path), warnings)
+
+
+register(FormatSpec('xmdi', ('.xmdi',), ('xmdi', 'XMDI', 'Xmdi'), _read_xmdi,
+                    'XMDI 1.0 motions (Webots/EPFL key frames)', any_root=True,
+                    document='motion'))

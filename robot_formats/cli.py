@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
 
 # --- commands ---------------------------------------------------------------------------------
 
-def _print_warnings(result: formats.LoadResult) -> None:
+def _print_warnings(result: formats.LoadResult | formats.DocumentResult) -> None:
     for warning in result.warnings:
         print(f'{warning.file or result.path}:{warning.line or 0}: warning: {warning.message}'
               if warning.line else f'{warning.file or result.path}: warning: {warning.message}',
@@ -128,12 +128,18 @@ def _load(path: str) -> tuple[formats.LoadResult, KinematicTree]:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    result, tree = _load(args.path)
+    result = formats.read_document(args.path)  # any format, kinematic or not (motions)
+    _print_warnings(result)
     if args.strict and result.warnings:
         print(f'{args.path}: {len(result.warnings)} warning(s) in strict mode', file=sys.stderr)
         return EXIT_INVALID
+    if result.kind != 'scene':
+        print(f'{args.path}: valid {result.format} ({result.document.summary()})')
+        return EXIT_OK
+    tree = result.tree
+    assert tree is not None
     from .urdf import urdf_string
-    urdf_string(result.scene, tree)  # everything must also be publishable
+    urdf_string(result.document, tree)  # everything must also be publishable
     print(f'{args.path}: valid {result.format} ({len(tree.links)} links, {len(tree.joints)} '
           f'joints, {len(tree.dof_names)} DoF)')
     return EXIT_OK

@@ -14,12 +14,13 @@ from typing import Callable
 
 from lxml import etree
 
-from .errors import Diagnostic, UnknownFormatError, XmlSyntaxError
+from .errors import Diagnostic, UnknownFormatError, UnsupportedError, XmlSyntaxError
 from .kinematics import KinematicTree
 from .model import Scene
 from .xmlsafe import local_name, parse_xml_bytes, read_bytes
 
-__all__ = ['FormatSpec', 'LoadResult', 'register', 'registered', 'detect', 'load']
+__all__ = ['FormatSpec', 'LoadResult', 'DocumentResult', 'register', 'registered', 'detect', 'load',
+           'read_document']
 
 #: Reads a document: (path, parsed root element, warnings sink) -> scene.
 Reader = Callable[[Path, etree._Element, list[Diagnostic]], Scene]
@@ -45,6 +46,10 @@ class FormatSpec:
     #: return the parsed, repaired root (adding a warning per repair), or None to let the
     #: syntax error stand. (data, path, warnings) -> root or None.
     recover: Callable[[bytes, Path, list[Diagnostic]], etree._Element | None] | None = None
+    #: What the reader returns: ``'scene'`` (a kinematic :class:`Scene`, which :func:`load`
+    #: turns into a frame tree) or another kind of document (``'motion'``: XMDI motions) that
+    #: only :func:`read_document` returns (and ``check`` validates) and :func:`load` refuses.
+    document: str = 'scene'
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,17 +121,54 @@ def load(path: str | Path) -> LoadResult:
     """
     path = Path(path)
     warnings: list[Diagnostic] = []
+    root = _parse(path, warnings)
+    spec = detect(path, root, warnings)
+    if spec.document != 'scene':
+        raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
+                               'or problem (`robot-formats check` validates it)', str(path),
+                               root.sourceline)
+    scene = spec.reader(path, root, warnings)
+    tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
+    return LoadResult(scene, spec.name, str(path), tuple(warnings), tree)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentResult:
+    """What :func:`read_document` returns: any format's document, validated."""
+
+    document: object          #: a Scene, or the format's own document (e.g. MotionDocument)
+    format: str
+    kind: str                 #: the spec's ``document``: 'scene', 'motion', ...
+    path: str
+    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    tree: KinematicTree | None = None  #: scenes only
+
+
+def read_document(path: str | Path) -> DocumentResult:
+    """Read and validate a file of any registered format, kinematic or not (``check``).
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with file, line and a sentence.
+    """
+    path = Path(path)
+    warnings: list[Diagnostic] = []
+    root = _parse(path, warnings)
+    spec = detect(path, root, warnings)
+    document = spec.reader(path, root, warnings)
+    tree = KinematicTree(document) if spec.document == 'scene' else None
+    return DocumentResult(document, spec.name, spec.document, str(path), tuple(warnings), tree)
+
+
+def _parse(path: Path, warnings: list[Diagnostic]) -> etree._Element:
+    """The document's root element (repaired by a format's ``recover`` hook if one can)."""
     data = read_bytes(path)
     try:
-        root = parse_xml_bytes(data, path)
+        return parse_xml_bytes(data, path)
     except XmlSyntaxError:
         root = _recovered(path, data, warnings)
         if root is None:
             raise
-    spec = detect(path, root, warnings)
-    scene = spec.reader(path, root, warnings)
-    tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
-    return LoadResult(scene, spec.name, str(path), tuple(warnings), tree)
+        return root
 
 
 def _recovered(path: Path, data: bytes, warnings: list[Diagnostic]) -> etree._Element | None:
