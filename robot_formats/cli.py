@@ -98,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     from .cli_render import add_render_parser
     add_render_parser(sub)
 
+    from .cli_motion import add_motion_parser
+    add_motion_parser(sub)
+
     echo = sub.add_parser('tf-echo', help='print the TF tree and robot_description received '
                           'over ROS 2, then exit')
     echo.add_argument('--timeout', type=float, default=30.0)

@@ -141,11 +141,13 @@ class MotionModel:
 
     def __init__(self, motion: Motion, mapping: ServoMapping | None = None,
                  frame_period: float = DEFAULT_FRAME_PERIOD,
-                 interpolation: Interpolation | str = Interpolation.LINEAR) -> None:
+                 interpolation: Interpolation | str = Interpolation.LINEAR,
+                 source: str | None = None) -> None:
         if not (math.isfinite(frame_period) and frame_period > 0):
             raise InvalidValueError(f'frame period {frame_period!r} must be a positive number '
                                     'of seconds')
         self.motion = motion
+        self.source = source  #: the XMDI file, for messages
         self.mapping = mapping or ServoMapping.identity()
         self.frame_period = float(frame_period)
         self.interpolation = Interpolation.parse(interpolation)
@@ -173,7 +175,8 @@ class MotionModel:
 
     @property
     def motion_source(self) -> str | None:
-        return self.mapping.source
+        """Where a problem of this model is reported: the XMDI file, else the mapping file."""
+        return self.source or self.mapping.source
 
     @property
     def name(self) -> str:
