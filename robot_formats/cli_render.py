@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import UnsupportedError, location
+from .errors import InvalidValueError, location
 
 __all__ = ['add_render_parser']
 
@@ -27,6 +27,14 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
                         help='set one DoF by name (repeatable)')
     render.add_argument('--animate', metavar='MOTION',
                         help='an XMDI motion to play; the output must end in .gif')
+    render.add_argument('--motion', metavar='NAME', help='the motion of the XMDI file to play '
+                        '(default: its first)')
+    render.add_argument('--frame-period', type=float, default=None, metavar='S',
+                        help='seconds per XMDI key frame (default 0.032)')
+    render.add_argument('--interpolation', choices=('linear', 'cubic'), default='linear',
+                        help='between key frames (default linear, as Webots)')
+    render.add_argument('--servo-map', metavar='YAML',
+                        help='servo -> joint mapping file (default: servos are joint names)')
     render.add_argument('--fps', type=float, default=10.0,
                         help='animation frames per second of motion time (default 10)')
     render.add_argument('--max-frames', type=int, default=120,
@@ -84,7 +92,8 @@ def _cmd_render(args: argparse.Namespace) -> int:
         if args.positions or args.set:
             raise UsageError('--positions/--set and --animate exclude each other: the motion '
                              'gives every configuration')
-        trajectory, label = load_motion(args.animate, result)
+        trajectory, label = load_motion(args.animate, result, args.motion, args.frame_period,
+                                        args.interpolation, args.servo_map)
         report = render.render_animation(result, trajectory, args.output, options, overlays,
                                          label)
     else:
@@ -100,18 +109,42 @@ def _cmd_render(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def load_motion(path: str, result):
-    """A :class:`~robot_formats.render.Trajectory` and a label from a motion file.
+class MotionTrajectory:
+    """An XMDI motion as a :class:`~robot_formats.render.Trajectory` of the model's DoFs."""
 
-    XMDI motions are read by :mod:`robot_formats.xmdi` when it is installed in this version.
-    """
+    def __init__(self, model, tree, path: str) -> None:
+        unknown = [joint for joint in model.joints if joint not in tree.dof_index]
+        if unknown:
+            shown = ', '.join(tree.dof_names[:8]) + (', ...' if len(tree.dof_names) > 8 else '')
+            raise InvalidValueError(
+                f'motion {model.name!r} drives {unknown[0]!r}, which is not a degree of freedom '
+                f'of the model (its DoFs: {shown or "none"}); map servos to joints with '
+                '--servo-map', path, model.motion.line)
+        self.model = model
+        self.duration = float(model.duration)
+
+    def positions(self, time: float) -> dict[str, float]:
+        values = self.model.positions(time)
+        return {joint: float(v) for joint, v in zip(self.model.joints, values)}
+
+
+def load_motion(path: str, result, motion: str | None = None, frame_period: float | None = None,
+                interpolation: str = 'linear', servo_map: str | None = None):
+    """``(trajectory, label)`` for one motion of an XMDI file (default: its first motion)."""
+    from .xmdi import DEFAULT_FRAME_PERIOD, MotionModel, ServoMapping, read_xmdi
+    document, warnings = read_xmdi(path)
+    for warning in warnings:
+        print(f'{location(warning.file or path, warning.line)}: warning: {warning.message}',
+              file=sys.stderr)
+    if not document.motions:
+        raise InvalidValueError('the file has no motion to play', path)
     try:
-        from . import xmdi  # noqa: F401  (issue 7; may not exist yet)
-    except ImportError as err:
-        raise UnsupportedError('this version of robot_formats cannot read XMDI motions yet',
-                               path) from err
-    from .xmdi_trajectory import motion_trajectory
-    return motion_trajectory(path, result)
+        chosen = document.motion(motion) if motion else document.motions[0]
+    except KeyError as err:
+        raise InvalidValueError(str(err.args[0]), path) from None
+    mapping = ServoMapping.from_yaml(servo_map) if servo_map else None
+    model = MotionModel(chosen, mapping, frame_period or DEFAULT_FRAME_PERIOD, interpolation)
+    return MotionTrajectory(model, result.tree, path), f'motion {chosen.name!r}'
 
 
 def problem_overlays(result, requested: str):

@@ -52,10 +52,7 @@ PICTURES = [
             options={'elevation': 50.0, 'azimuth': -30.0, 'show_frames': False},
             overlays='grasps,supports'),
     Picture('arm_with_gripper_wave.gif', 'examples/urdf/arm_with_gripper.urdf',
-            options={'width': 400, 'height': 300, 'fps': 6.0},
-            motion=((0.0, 1.0, 2.0, 3.0), ('shoulder_pan', 'shoulder_lift', 'elbow', 'finger_left'),
-                    ((0.0, 0.0, 0.0, 0.0), (0.8, 0.4, 1.0, 0.03), (-0.6, 0.7, 0.4, 0.0),
-                     (0.0, 0.0, 0.0, 0.0)))),
+            options={'width': 400, 'height': 300, 'fps': 6.0}, xmdi='examples/xmdi/arm_wave.xmdi'),
 ]
 
 
@@ -71,7 +68,7 @@ def draw(picture: Picture) -> render.RenderReport:
         return render.render_animation(result, trajectory, out, options, overlays)
     if picture.xmdi is not None:
         from robot_formats.cli_render import load_motion
-        trajectory, label = load_motion(str(ROOT / picture.xmdi), result)
+        trajectory, label = load_motion(picture.xmdi, result)
         return render.render_animation(result, trajectory, out, options, overlays, label)
     return render.render_picture(result, out, picture.positions, options, overlays)
 

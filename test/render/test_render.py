@@ -282,3 +282,49 @@ def test_overlays_are_drawn_on_problems_and_refused_elsewhere(tmp_path):
     assert colour_mask(pixels(plain), magenta, 20).sum() == 0
     supports = render.problem_overlays(robot_formats.load(PROBLEM), ['supports'])
     assert sum(len(o.triangles) for o in supports) and sum(len(o.segments) for o in supports)
+
+
+# --- XMDI motions -----------------------------------------------------------------------------
+
+WAVE = ROOT / 'examples' / 'xmdi' / 'arm_wave.xmdi'
+
+
+def test_cli_animates_an_xmdi_motion(tmp_path):
+    """The wave's last key frame is 140 (x 0.032 s = 4.48 s): 45 pictures at 10 per second.
+    Every servo is 0 at the start and end, so the first and last pictures are the same."""
+    out = tmp_path / 'wave.gif'
+    result = run_cli('render', ARM, '--animate', WAVE, '--size', '320x240', '-o', out)
+    assert result.returncode == 0, result.stderr
+    match = TIME_LINE.search(result.stderr)
+    assert match and match.group(4) == '45', result.stderr
+    with Image.open(out) as gif:
+        assert gif.n_frames == 45
+        frames = []
+        for index in range(gif.n_frames):
+            gif.seek(index)
+            frames.append(np.asarray(gif.convert('RGB')).astype(int))
+    def changed(a, b):  # pixels that differ by more than palette rounding (64 colours a frame)
+        return np.abs(a - b).max(axis=2)[40:] > 60  # below the title, which shows the time
+
+    assert max(changed(frame, frames[0]).mean() for frame in frames) > 0.01
+    assert changed(frames[-1], frames[0]).mean() < 0.001
+
+
+@pytest.mark.parametrize('args, code, message', [
+    (['--animate', str(WAVE), '--set', 'elbow=1', '-o', '{tmp}/x.gif'], 2, 'exclude each other'),
+    (['--animate', str(WAVE), '--motion', 'nope', '-o', '{tmp}/x.gif'], 1,
+     "no motion named 'nope' (motions: wave, grasp)"),
+    (['--animate', str(WAVE), '-o', '{tmp}/x.png'], 1, 'the output must end in .gif'),
+    (['--animate', str(ARM), '-o', '{tmp}/x.gif'], 1, str(ARM)),
+])
+def test_bad_animations(tmp_path, args, code, message):
+    result = run_cli('render', ARM, *[a.format(tmp=tmp_path) for a in args])
+    assert result.returncode == code, result.stderr
+    assert message in result.stderr and 'Traceback' not in result.stderr
+
+
+def test_motion_of_other_joints_is_refused_with_the_motion_file(tmp_path):
+    result = run_cli('render', SLIDER, '--animate', WAVE, '-o', tmp_path / 'x.gif')
+    assert result.returncode == 1
+    assert result.stderr.startswith(f'{WAVE}:') and "drives 'shoulder_pan'" in result.stderr
+    assert '--servo-map' in result.stderr
