@@ -11,6 +11,9 @@ Benchmarks (issue targets in brackets):
 * ``tf_sustained``: a JointState stream at 1 kHz over DDS (loopback) to the node in its own
   process, /tf counted by a third process [sustains 1 kHz].
 
+* ``hrdf_load``: import time of every HRDF corpus kit, robot_formats vs hebi-py's
+  ``import_from_hrdf`` in the same run [≤ 0.5× HEBI's time].
+
 robot_state_publisher (the C++ reference for the TF path) cannot be installed on this machine,
 so the TF numbers are reported against the targets only.
 """
@@ -21,12 +24,13 @@ import argparse
 import os
 import sys
 
-from . import tf_stream, urdf_load
+from . import hrdf_load, tf_stream, urdf_load
 
 BENCHMARKS = {
     'urdf_load': urdf_load.run,
     'tf_callback': tf_stream.run_callback,
     'tf_sustained': tf_stream.run_sustained,
+    'hrdf_load': hrdf_load.run,
 }
 
 

@@ -33,7 +33,7 @@ from lxml import etree
 
 from ..errors import (Diagnostic, DuplicateNameError, InvalidValueError, SchemaError,
                       StructureError)
-from ..model import (Box, Cylinder, Frame, Inertial, Joint, JointType, Limits, Link, Material,
+from ..model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType, Limits, Link, Material,
                      Mesh, Mimic, Model, Pose, Sphere, Visual)
 from ..transforms import matrix_to_pose
 from .catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES, LINKS, compatible,
@@ -60,7 +60,24 @@ def default_name(kind: str, index: int) -> str:
     return f'{kind.replace("-", "_")}_{index}'
 
 
+_EYE = np.eye(4)
+_EYE.setflags(write=False)
+
+
+def _pose(matrix: np.ndarray) -> Pose:
+    """``matrix_to_pose`` with fast paths for the identity and pure translations (most HRDF
+    offsets), which need no quaternion conversion."""
+    if matrix is _EYE:
+        return IDENTITY
+    rotation = matrix[:3, :3]
+    if (rotation == _EYE[:3, :3]).all():
+        return Pose((float(matrix[0, 3]), float(matrix[1, 3]), float(matrix[2, 3])))
+    return matrix_to_pose(matrix)
+
+
 def _transform(rotation: np.ndarray | None = None, translation=None) -> np.ndarray:
+    if rotation is None and translation is None:
+        return _EYE
     out = np.eye(4)
     if rotation is not None:
         out[:3, :3] = rotation
@@ -175,7 +192,7 @@ class _Builder:
         self.index += 1
         name = self.name_for(node, index)
         self.joints.append(Joint(f'{name}/input', JointType.FIXED, previous.link, name,
-                                 matrix_to_pose(previous.pose), line=node.line))
+                                 _pose(previous.pose), line=node.line))
         kind = node.kind
         if kind == 'actuator':
             return self._actuator_element(node, name)
@@ -189,11 +206,11 @@ class _Builder:
         if node.outputs is not None:
             for k, ((_, sub), pose) in enumerate(zip(node.outputs, body.outputs)):
                 frame = f'{name}/output' if k == 0 else f'{name}/output{k}'
-                self.frames.append(Frame(frame, name, matrix_to_pose(pose), line=node.line))
+                self.frames.append(Frame(frame, name, _pose(pose), line=node.line))
                 self.chain(sub, _Output(name, pose, out_interface, node))
-            return _Output(name, np.eye(4), out_interface, node, branched=True)
+            return _Output(name, _EYE, out_interface, node, branched=True)
         pose = body.outputs[0]
-        self.frames.append(Frame(f'{name}/output', name, matrix_to_pose(pose), line=node.line))
+        self.frames.append(Frame(f'{name}/output', name, _pose(pose), line=node.line))
         return _Output(name, pose, out_interface, node, ended=kind == 'end-effector')
 
     def _output_interface(self, node: Node) -> Interface:
@@ -215,7 +232,7 @@ class _Builder:
                                  Pose((0.0, 0.0, spec.height)), (0.0, 0.0, 1.0),
                                  limits=(Limits(None, None, spec.max_effort, spec.max_speed),),
                                  line=node.line))
-        return _Output(output, np.eye(4), (f'{spec.interface}-AO', 'A'), node)
+        return _Output(output, _EYE, (f'{spec.interface}-AO', 'A'), node)
 
     def _joint_element(self, node: Node, name: str) -> _Output:
         attrs = node.attrs
@@ -250,7 +267,7 @@ class _Builder:
             else:
                 self.joints.append(Joint(output, kind, name, output, axis=axis,
                                          mimic=Mimic(name, 1.0 / ratio, 0.0), line=node.line))
-        return _Output(output, np.eye(4), None, node)
+        return _Output(output, _EYE, None, node)
 
     # --- static elements --------------------------------------------------------------------
     def _link_body(self, node: Node) -> _Body:
@@ -284,7 +301,7 @@ class _Builder:
             tube_rot = (rotation_about('y', math.pi / 2) if inline_in != 'Inline'
                         else np.eye(3))
             visuals = (Visual(Cylinder(_LINK_RADIUS, abs(extension)),
-                              matrix_to_pose(_transform(tube_rot, com)), material=_BLACK),)
+                              _pose(_transform(tube_rot, com)), material=_BLACK),)
         return _Body(mass, com, inertia, [output], visuals)
 
     def _bracket_body(self, node: Node) -> _Body:
@@ -368,7 +385,7 @@ class _Builder:
             return None
         if body.inertia != tuple(inertia) and node.kind != 'rigid-body' and mass != body.mass:
             pass  # explicit overrides win; nothing to rescale
-        return Inertial(mass, matrix_to_pose(_transform(com_rot, com)), tuple(inertia))
+        return Inertial(mass, _pose(_transform(com_rot, com)), tuple(inertia))
 
     def _finite(self, attrs: Attrs, name: str) -> float:
         value = attrs.formula(name)
@@ -440,7 +457,7 @@ class _Builder:
             which = 'mesh_rot' if attrs.get('mesh_rot') is not None else 'mesh_trans'
             raise SchemaError(f'<rigid-body> has {which} but no mesh_path', attrs.file,
                               attrs.line, code='HRDF_MESH_WITHOUT_PATH')
-        mesh_pose = matrix_to_pose(_transform(attrs.rotation('mesh_rot'),
+        mesh_pose = _pose(_transform(attrs.rotation('mesh_rot'),
                                               attrs.translation('mesh_trans')))
         if mesh_path:
             if '://' not in mesh_path and relative_path_is_absolute(mesh_path):
@@ -463,7 +480,7 @@ class _Builder:
             length = float(np.linalg.norm(position))
             if length > 1e-3:
                 visuals.append(Visual(Cylinder(0.01, length),
-                                      matrix_to_pose(_transform(_z_to(position / length),
+                                      _pose(_transform(_z_to(position / length),
                                                                 position / 2.0)),
                                       material=_SILVER))
         return tuple(visuals)
@@ -510,8 +527,8 @@ def build_model(root_attrs: Attrs, nodes: list[Node], name: str, file: str | Non
     builder.links.append(Link(ROOT_LINK, line=root_attrs.line))
     builder.links.append(Link(BASE_LINK, line=root_attrs.line))
     builder.joints.append(Joint('base_joint', JointType.FIXED, ROOT_LINK, BASE_LINK,
-                                matrix_to_pose(_transform(rotation, translation)),
+                                _pose(_transform(rotation, translation)),
                                 line=root_attrs.line))
-    builder.chain(nodes, _Output(BASE_LINK, np.eye(4), None))
+    builder.chain(nodes, _Output(BASE_LINK, _EYE, None))
     return Model(name, tuple(builder.links), tuple(builder.joints), tuple(builder.frames),
                  source=file)

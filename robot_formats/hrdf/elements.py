@@ -72,6 +72,7 @@ class Node:
 class _Context:
     warnings: list[Diagnostic]
     stack: list[Path] = field(default_factory=list)   # include chain, for cycles
+    root_file: str | None = None                       # resolved on the first include only
 
 
 def root_version(root: etree._Element, file: str | None) -> tuple[Version, bool]:
@@ -98,9 +99,7 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
         warnings.append(Diagnostic(f'the root element is <{local_name(root)}>, not <robot>; '
                                    'read as HRDF as HEBI does', file, root.sourceline,
                                    'HRDF_ROOT_NAME'))
-    ctx = _Context(warnings)
-    if file:
-        ctx.stack.append(Path(file).resolve())
+    ctx = _Context(warnings, root_file=file)
     attrs = _checked_attrs(root, 'robot', file, version, warnings)
     return attrs, _chain(ctx, root, file, version)
 
@@ -212,6 +211,8 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
     if relative_path_is_absolute(text):
         raise SchemaError(f'<include path={text!r}>: include paths must be relative to the '
                           'including file', file, element.sourceline, code='URI_INVALID')
+    if not ctx.stack and ctx.root_file:
+        ctx.stack.append(Path(ctx.root_file).resolve())
     base = Path(file).resolve().parent if file else Path.cwd()
     target = (base / text).resolve()
     if target in ctx.stack:
