@@ -33,8 +33,8 @@ from lxml import etree
 
 from ..errors import (Diagnostic, DuplicateNameError, InvalidValueError, SchemaError,
                       StructureError)
-from ..model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType, Limits, Link, Material,
-                     Mesh, Mimic, Model, Pose, Sphere, Visual)
+from ..model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType, Limits, Link,
+                     Material, Mesh, Mimic, Model, Pose, Sphere, Visual)
 from ..transforms import matrix_to_pose
 from .catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES, LINKS, compatible,
                         interface_name, link_inertia, link_mass)
@@ -273,14 +273,12 @@ class _Builder:
     def _link_body(self, node: Node) -> _Body:
         attrs = node.attrs
         spec = self._link_type(node)
-        gate = 'link input/output'
         inline_in = attrs.enum('input', ('RightAngle', 'Inline'), 'RightAngle')
         inline_out = attrs.enum('output', ('RightAngle', 'Inline'), 'RightAngle')
         for which, value in (('input', inline_in), ('output', inline_out)):
             if value is None:
                 raise attrs.invalid(which, attrs.get(which) or '',
                                     'expected RightAngle or Inline')
-        del gate
         if inline_out == 'Inline' and not spec.inline_output:
             raise attrs.invalid('output', attrs.get('output') or '', f'a {spec.name} link '
                                 'cannot have an Inline output')
@@ -346,7 +344,7 @@ class _Builder:
                                           trans if trans is not None else translation))
         else:
             outputs = [_transform(rotation, translation)]
-        mass = self._finite_or_warn(attrs, 'mass')
+        mass = self._number(attrs, 'mass')
         return _Body(mass, np.zeros(3), (0.0,) * 6, outputs,
                      self._rigid_body_visuals(node, mass, outputs))
 
@@ -362,9 +360,9 @@ class _Builder:
                               attrs.file, attrs.line, code='HRDF_COM_AND_OFFSET')
         if node.kind != 'rigid-body':
             if attrs.get('mass') is not None:
-                mass = self._finite_or_warn(attrs, 'mass')
+                mass = self._number(attrs, 'mass')
             elif attrs.get('mass_offset') is not None:
-                mass = mass + self._finite_or_warn(attrs, 'mass_offset')
+                mass = mass + self._number(attrs, 'mass_offset')
         com = body.com
         if attrs.get('com_trans') is not None:
             com = attrs.translation('com_trans')
@@ -383,8 +381,6 @@ class _Builder:
                        'has it, so this body is written without mass properties',
                        'HRDF_UNPHYSICAL_MASS')
             return None
-        if body.inertia != tuple(inertia) and node.kind != 'rigid-body' and mass != body.mass:
-            pass  # explicit overrides win; nothing to rescale
         return Inertial(mass, _pose(_transform(com_rot, com)), tuple(inertia))
 
     def _finite(self, attrs: Attrs, name: str) -> float:
@@ -393,10 +389,12 @@ class _Builder:
             raise attrs.invalid(name, attrs.get(name) or '', 'not a finite number')
         return value
 
-    def _finite_or_warn(self, attrs: Attrs, name: str) -> float:
+    @staticmethod
+    def _number(attrs: Attrs, name: str) -> float:
+        """A present formula attribute, non-finite allowed (HEBI accepts mass="1/0"; the
+        caller decides what it means)."""
         value = attrs.formula(name)
-        assert value is not None
-        return value
+        return 0.0 if value is None else value
 
     # --- catalogue look-ups -----------------------------------------------------------------
     def _typed(self, node: Node, table: dict, what: str):
@@ -406,7 +404,7 @@ class _Builder:
             if node.kind == 'end-effector':
                 return table['Custom']
             raise SchemaError(f'<{node.kind}> needs a type attribute', attrs.file, attrs.line)
-        name = attrs.enum('type', tuple(table), None) if not hasattr(node, '_typed') else None
+        name = attrs.enum('type', tuple(table), None)
         if name is None:
             raise InvalidValueError(f'<{node.kind}> type={text!r} is not a HEBI {what}; known: '
                                     f'{", ".join(table)}', attrs.file, attrs.line,

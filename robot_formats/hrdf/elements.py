@@ -171,7 +171,8 @@ def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
     if not children:
         return Node(kind, attrs, file=file)
     if kind not in ('rigid-body', 'bracket'):
-        raise SchemaError(f'<{kind}> cannot have child elements (found <{local_name(children[0])}>)',
+        raise SchemaError(f'<{kind}> cannot have child elements (found '
+                          f'<{local_name(children[0])}>)',
                           file, children[0].sourceline, code='ELEMENT_INVALID')
     outputs: list[tuple[Attrs, list[Node]]] = []
     for child in children:

@@ -89,7 +89,8 @@ def test_lowercase_enums_warn_once_per_attribute() -> None:
     ours = [w.message for w in result.warnings if w.code == 'HRDF_ENUM_CASE']
     assert len(ours) == 9  # nine enum attributes in the wrong case in that file
     pairs = {(m.split('>')[0].lstrip('<'), m.split('> ')[1].split('=')[0]) for m in ours}
-    hebi = {(m.split('element of type ')[1].split(' has')[0], m.split('Attribute of type ')[1].split(' on')[0])
+    hebi = {(m.split('element of type ')[1].split(' has')[0],
+             m.split('Attribute of type ')[1].split(' on')[0])
             for m in CASES['lowercase_enum_values.hrdf']['warnings']}
     assert pairs == hebi
 
