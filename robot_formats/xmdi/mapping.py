@@ -163,6 +163,8 @@ def _number(node: yaml.Node | None, default: float, file: str | None, what: str)
     if node is None:
         return default
     text = str(node.value) if isinstance(node, yaml.ScalarNode) else ''
+    if text.lower().lstrip('+-') in ('.nan', '.inf'):  # YAML's spellings of NaN and infinity
+        raise InvalidValueError(f'{what}: {text!r} is not finite', file, _line(node))
     try:
         if '_' in text:
             raise ValueError(text)
