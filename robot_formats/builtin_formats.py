@@ -64,3 +64,18 @@ def _read_xmdi(path: Path, root: etree._Element, warnings: list[Diagnostic]):
 register(FormatSpec('xmdi', ('.xmdi',), ('xmdi', 'XMDI', 'Xmdi'), _read_xmdi,
                     'XMDI 1.0 motions (Webots/EPFL key frames)', any_root=True,
                     document='motion'))
+
+
+def _read_sdf(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+    from .sdformat import parse_sdf_element
+    return parse_sdf_element(root, str(path), warnings)
+
+
+def _recover_sdf(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._Element | None:
+    from .sdformat.recover import recover_sdf
+    return recover_sdf(data, path, warnings)
+
+
+register(FormatSpec('sdf', ('.sdf', '.world'), ('sdf',), _read_sdf,
+                    'SDFormat 1.4-1.12 worlds and models, with 1.8 model composition',
+                    recover=_recover_sdf))

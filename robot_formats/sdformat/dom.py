@@ -1,0 +1,122 @@
+"""The SDFormat document object model: what the XML says, before any frame is resolved.
+
+The reader (:mod:`.reader`) fills these classes, with every ``//include`` already replaced by
+the model it names; :mod:`.frames` builds the attached_to and relative_to graphs from them and
+resolves every pose; :mod:`.scene` turns the result into the neutral
+:class:`~robot_formats.model.Scene`. Poses are 4x4 homogeneous matrices (numpy) here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..model import Collision, Dynamics, Inertial, JointType, Limits, Mimic, Visual
+
+__all__ = ['PoseSpec', 'SdfLink', 'SdfAxis', 'SdfJoint', 'SdfFrame', 'SdfModel', 'SdfWorld',
+           'MODEL_FRAME', 'WORLD_FRAME']
+
+#: The implicit frame of the model being described, referenceable inside that model.
+MODEL_FRAME = '__model__'
+#: The implicit frame of a world.
+WORLD_FRAME = 'world'
+
+
+@dataclass
+class PoseSpec:
+    """One ``<pose>`` element: the transform and the frame it is expressed in ('' = default)."""
+
+    matrix: np.ndarray = field(default_factory=lambda: np.eye(4))
+    relative_to: str = ''
+    line: int | None = None
+    given: bool = False  #: whether the element was present at all (includes care)
+
+
+@dataclass
+class SdfVisualPose:
+    """A visual or collision whose pose may name another frame of the model (``relative_to``)."""
+
+    item: Visual | Collision
+    pose: PoseSpec
+
+
+@dataclass
+class SdfLink:
+    name: str
+    pose: PoseSpec
+    line: int | None = None
+    inertial: Inertial | None = None
+    shapes: list[SdfVisualPose] = field(default_factory=list)
+
+
+@dataclass
+class SdfAxis:
+    """A joint axis as written: ``xyz`` in the frame ``expressed_in`` ('' = the joint frame)."""
+
+    xyz: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    expressed_in: str = ''
+    limits: Limits | None = None
+    dynamics: Dynamics | None = None
+    line: int | None = None
+
+
+@dataclass
+class SdfJoint:
+    name: str
+    type: JointType
+    parent: str
+    child: str
+    pose: PoseSpec
+    axis: SdfAxis | None = None
+    axis2: SdfAxis | None = None
+    pitch: float = 0.0           #: screw: translation per full turn (model.Joint convention)
+    mimic: Mimic | None = None
+    axis_order: str = 'xyz'      #: euler joints brought in from other formats
+    sdf_type: str = ''           #: the type as written (revolute2, gearbox, ...)
+    line: int | None = None
+
+
+@dataclass
+class SdfFrame:
+    name: str
+    attached_to: str
+    pose: PoseSpec
+    line: int | None = None
+
+
+@dataclass
+class SdfModel:
+    """A ``<model>`` (or an included one, renamed and reposed by its ``<include>``)."""
+
+    name: str
+    pose: PoseSpec
+    file: str | None = None
+    line: int | None = None
+    version: tuple[int, int] = (1, 8)
+    static: bool = False
+    canonical_link: str = ''
+    placement_frame: str = ''
+    placement_line: int | None = None
+    links: list[SdfLink] = field(default_factory=list)
+    joints: list[SdfJoint] = field(default_factory=list)
+    frames: list[SdfFrame] = field(default_factory=list)
+    models: list[SdfModel] = field(default_factory=list)
+    #: Set for models returned by a custom parser (interface API): called after resolution.
+    reposture: Callable[[object], None] | None = None
+    #: model frame pose in the canonical link frame (interface models only)
+    interface_model_pose: np.ndarray | None = None
+    initial_positions: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class SdfWorld:
+    name: str
+    file: str | None = None
+    line: int | None = None
+    version: tuple[int, int] = (1, 8)
+    models: list[SdfModel] = field(default_factory=list)
+    frames: list[SdfFrame] = field(default_factory=list)
+    joints: list[SdfJoint] = field(default_factory=list)
+    gravity: tuple[float, float, float] | None = None

@@ -1,0 +1,541 @@
+"""SDFormat reader: ``<sdf>`` XML into the document model of :mod:`.dom`, includes expanded.
+
+This stage checks what the XML alone can tell (spec stages 1 and 2: element structure, names,
+values) and replaces every ``//include`` by the model it names, renamed, reposed and re-staticed
+as the include says. Frame semantics (stages 3-8) are :mod:`.frames`' job.
+
+Version rules: names may contain ``::`` only before 1.8; sibling links, joints, frames and
+models of different kinds may share a name only before 1.7 (libsdformat renames the later one
+``X_joint`` / ``X_frame``, and so do we, with a warning).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from ..errors import (Diagnostic, DuplicateNameError, FormatError, InvalidValueError,
+                      SchemaError, StructureError, UnsupportedError)
+from ..model import (Box, Capsule, Collision, Cylinder, Dynamics, Ellipsoid, Inertial,
+                     JointType, Limits, Material, Mesh, Plane, Sphere, Visual)
+from ..transforms import matrix_to_pose
+from ..urdf.reader import mesh_uri
+from ..xmlsafe import read_xml
+from . import interface
+from .dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel,
+                  SdfVisualPose, SdfWorld)
+from .unflatten import unflatten
+from .uri import ResolverConfig, resolve_uri
+from .values import Ctx, boolean, child, children, number, parse_version, pose_of, text, vector
+
+__all__ = ['SdfLoader', 'SDF_EXTENSIONS']
+
+SDF_EXTENSIONS = ('.sdf', '.world')
+_RESERVED = re.compile(r'^__.*__$')
+_UNLIMITED = 1e16  # SDFormat's default joint limits: "no limit"
+_JOINT_TYPES = {
+    'fixed': JointType.FIXED, 'revolute': JointType.REVOLUTE,
+    'continuous': JointType.CONTINUOUS, 'prismatic': JointType.PRISMATIC,
+    'ball': JointType.BALL, 'universal': JointType.UNIVERSAL,
+    'revolute2': JointType.UNIVERSAL, 'screw': JointType.SCREW, 'gearbox': JointType.REVOLUTE,
+}
+_ROOT_CONTENT = ('world', 'model', 'actor', 'light', 'include')
+
+
+class SdfLoader:
+    """Reads SDFormat documents and everything they include (one instance per load)."""
+
+    def __init__(self, warnings: list[Diagnostic], config: ResolverConfig | None = None) -> None:
+        self.warnings = warnings
+        self.config = config or ResolverConfig()
+        self.stack: list[str] = []          # files being read, outermost first (cycle check)
+        self._xml_cache: dict[str, etree._Element] = {}
+
+    # --- documents ------------------------------------------------------------------------
+    def document(self, root: etree._Element, file: str | None) -> SdfWorld | SdfModel:
+        """The world, or the single model, a top-level ``<sdf>`` document describes."""
+        self.stack.append(str(Path(file).resolve()) if file else '<input>')
+        try:
+            ctx, content = self._sdf_root(root, file)
+            worlds = [e for e in content if e.tag == 'world']
+            if worlds:
+                if len(content) != len(worlds):
+                    raise SchemaError('an <sdf> document holds either worlds or one model, not '
+                                      'both', file, content[0].sourceline,
+                                      code='ELEMENT_INCORRECT_TYPE')
+                return self._one_world(ctx, worlds)
+            model = self._single_model(ctx, root, content)
+            if model is None:
+                raise SchemaError(f'the document holds only a <{content[0].tag}>, no <world> or '
+                                  '<model>: there is no kinematic content to load', file,
+                                  content[0].sourceline, code='ELEMENT_MISSING')
+            return model
+        finally:
+            self.stack.pop()
+
+    def _sdf_root(self, root: etree._Element, file: str | None
+                  ) -> tuple[Ctx, list[etree._Element]]:
+        if root.tag != 'sdf':
+            raise SchemaError(f'the root element is <{root.tag}>, not <sdf>', file,
+                              root.sourceline, code='FILE_READ')
+        version = parse_version(root.get('version'), file, root.sourceline)
+        ctx = Ctx(file, self.warnings, version)
+        return ctx, [e for e in root if isinstance(e.tag, str) and e.tag in _ROOT_CONTENT]
+
+    def _one_world(self, ctx: Ctx, worlds: list[etree._Element]) -> SdfWorld:
+        names = [w.get('name') for w in worlds]
+        if len(worlds) > 1:
+            if len(set(names)) < len(names):
+                raise DuplicateNameError(f'two worlds are named {names[1]!r}', ctx.file,
+                                         worlds[1].sourceline, code='DUPLICATE_NAME')
+            raise UnsupportedError('the document holds several worlds; robot_formats loads '
+                                   'one world per document', ctx.file, worlds[1].sourceline)
+        return self.world(ctx, worlds[0])
+
+    def _single_model(self, ctx: Ctx, root: etree._Element,
+                      content: list[etree._Element]) -> SdfModel | None:
+        """The one model of a model file (None for a light- or actor-only file)."""
+        names = [e.get('name') for e in content if e.tag == 'model']
+        for index, name in enumerate(names):
+            if name is not None and name in names[:index]:
+                raise DuplicateNameError(f'two models are named {name!r}', ctx.file,
+                                         content[index].sourceline, code='DUPLICATE_NAME')
+        if len(content) > 1:
+            raise SchemaError('a model file holds exactly one <model>, <actor> or <light>; '
+                              f'this one holds {len(content)}', ctx.file,
+                              content[1].sourceline, code='ELEMENT_INCORRECT_TYPE')
+        if content and content[0].tag == 'model':
+            return self.model(ctx, content[0], top=True)
+        if content and content[0].tag == 'include':
+            models = self.include(ctx, content[0], in_world=False)
+            if models:
+                return models[0]
+        elif content:
+            return None
+        raise SchemaError('the document has no <world> or <model>; there is no kinematic '
+                          'content to load', ctx.file, root.sourceline, code='ELEMENT_MISSING')
+
+    # --- names ----------------------------------------------------------------------------
+    def name_of(self, ctx: Ctx, element: etree._Element, what: str) -> str:
+        """The element's ``name``, checked as stage 2 says."""
+        name = element.get('name')
+        if name is None or not name.strip():
+            raise SchemaError(f'<{element.tag}> needs a non-empty name attribute ({what})',
+                              ctx.file, element.sourceline, code='ATTRIBUTE_MISSING')
+        self.check_name(ctx, name, element.sourceline, f'<{element.tag}>')
+        return name
+
+    @staticmethod
+    def check_name(ctx: Ctx, name: str, line: int | None, what: str) -> None:
+        if _RESERVED.match(name) or name == 'world':
+            raise SchemaError(f'{what} name {name!r} is reserved (names of the form __*__ and '
+                              '"world" name implicit frames)', ctx.file, line,
+                              code='RESERVED_NAME')
+        if '::' in name and ctx.version >= (1, 8):
+            raise SchemaError(f'{what} name {name!r} contains "::", which SDFormat 1.8 reserves '
+                              'as the scope delimiter', ctx.file, line, code='RESERVED_NAME')
+
+    # --- world ----------------------------------------------------------------------------
+    def world(self, ctx: Ctx, element: etree._Element) -> SdfWorld:
+        world = SdfWorld(self.name_of(ctx, element, 'world'), ctx.file, element.sourceline,
+                         ctx.version)
+        gravity = child(element, 'gravity')
+        physics = child(element, 'physics')
+        if gravity is None and physics is not None:
+            gravity = child(physics, 'gravity')
+        world.gravity = vector(ctx, gravity, 3, (0.0, 0.0, -9.8))  # type: ignore[assignment]
+        siblings = _Siblings(ctx, 'world', world.name)
+        for sub in element:
+            tag = sub.tag
+            if tag == 'model':
+                model = self.model(ctx, sub)
+                siblings.claim(model.name, 'model', sub.sourceline)
+                world.models.append(model)
+            elif tag == 'include':
+                if _merge(ctx, sub):
+                    raise UnsupportedError('<include merge="true"> directly in a world is not '
+                                           'supported (merge into a model instead)', ctx.file,
+                                           sub.sourceline, code='MERGE_INCLUDE_UNSUPPORTED')
+                for model in self.include(ctx, sub, in_world=True):
+                    siblings.claim(model.name, 'model', sub.sourceline)
+                    world.models.append(model)
+            elif tag == 'frame':
+                frame = self.frame(ctx, sub)
+                frame.name = siblings.claim(frame.name, 'frame', sub.sourceline)
+                world.frames.append(frame)
+            elif tag == 'joint':
+                joint = self.joint(ctx, sub)
+                joint.name = siblings.claim(joint.name, 'joint', sub.sourceline)
+                world.joints.append(joint)
+        return world
+
+    # --- model ----------------------------------------------------------------------------
+    def model(self, ctx: Ctx, element: etree._Element, top: bool = False) -> SdfModel:
+        name = self.name_of(ctx, element, 'model')
+        pose = pose_of(ctx, element)
+        if top and pose.relative_to:
+            raise SchemaError(f'the pose of top-level model {name!r} names relative_to='
+                              f'{pose.relative_to!r}, but a model file has no other frame',
+                              ctx.file, pose.line, code='ATTRIBUTE_INVALID')
+        model = SdfModel(name, pose, ctx.file, element.sourceline, ctx.version,
+                         static=boolean(ctx, child(element, 'static')),
+                         canonical_link=element.get('canonical_link', ''),
+                         placement_frame=element.get('placement_frame', ''),
+                         placement_line=element.sourceline)
+        siblings = _Siblings(ctx, 'model', name)
+        for sub in element:
+            self._model_child(ctx, model, sub, siblings)
+        if ctx.version < (1, 8):
+            unflatten(model)
+        return model
+
+    def _model_child(self, ctx: Ctx, model: SdfModel, sub: etree._Element,
+                     siblings: _Siblings) -> None:
+        tag = sub.tag
+        if tag == 'link':
+            link = self.link(ctx, sub)
+            siblings.claim(link.name, 'link', sub.sourceline)
+            model.links.append(link)
+        elif tag == 'joint':
+            joint = self.joint(ctx, sub)
+            joint.name = siblings.claim(joint.name, 'joint', sub.sourceline)
+            model.joints.append(joint)
+        elif tag == 'frame':
+            frame = self.frame(ctx, sub)
+            frame.name = siblings.claim(frame.name, 'frame', sub.sourceline)
+            model.frames.append(frame)
+        elif tag == 'model':
+            nested = self.model(ctx, sub)
+            siblings.claim(nested.name, 'model', sub.sourceline)
+            model.models.append(nested)
+        elif tag == 'include':
+            if _merge(ctx, sub):
+                self._merge_include(ctx, model, sub, siblings)
+            else:
+                for nested in self.include(ctx, sub, in_world=False,
+                                           parent_name=model.name):
+                    siblings.claim(nested.name, 'model', sub.sourceline)
+                    model.models.append(nested)
+
+    # --- links ----------------------------------------------------------------------------
+    def link(self, ctx: Ctx, element: etree._Element) -> SdfLink:
+        link = SdfLink(self.name_of(ctx, element, 'link'), pose_of(ctx, element),
+                       element.sourceline, self._inertial(ctx, child(element, 'inertial')))
+        for tag in ('visual', 'collision'):
+            for sub in children(element, tag):
+                geometry = self._geometry(ctx, child(sub, 'geometry'))
+                if geometry is None:
+                    continue
+                name = sub.get('name')
+                if tag == 'visual':
+                    item: Visual | Collision = Visual(geometry, name=name,
+                                                      material=_material(ctx, sub))
+                else:
+                    item = Collision(geometry, name=name)
+                link.shapes.append(SdfVisualPose(item, pose_of(ctx, sub)))
+        return link
+
+    def _inertial(self, ctx: Ctx, element: etree._Element | None) -> Inertial | None:
+        if element is None:
+            return None
+        mass = number(ctx, child(element, 'mass'), 1.0)
+        inertia = child(element, 'inertia')
+        values = tuple(number(ctx, child(inertia, key) if inertia is not None else None, default)
+                       for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0),
+                                            ('iyy', 1.0), ('iyz', 0.0), ('izz', 1.0)))
+        pose = pose_of(ctx, element)
+        return Inertial(mass, matrix_to_pose(pose.matrix), values)  # type: ignore[arg-type]
+
+    def _geometry(self, ctx: Ctx, element: etree._Element | None):
+        if element is None:
+            return None
+        for shape in element:
+            tag = shape.tag
+            if tag == 'box':
+                return Box(vector(ctx, child(shape, 'size'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+            if tag == 'sphere':
+                return Sphere(number(ctx, child(shape, 'radius'), 1.0))
+            if tag in ('cylinder', 'capsule'):
+                kind = Cylinder if tag == 'cylinder' else Capsule
+                return kind(number(ctx, child(shape, 'radius'), 1.0),
+                            number(ctx, child(shape, 'length'), 1.0))
+            if tag == 'ellipsoid':
+                return Ellipsoid(vector(ctx, child(shape, 'radii'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+            if tag == 'plane':
+                return Plane(vector(ctx, child(shape, 'normal'), 3, (0.0, 0.0, 1.0)),  # type: ignore
+                             vector(ctx, child(shape, 'size'), 2, (0.0, 0.0)))  # type: ignore
+            if tag == 'mesh':
+                uri = text(child(shape, 'uri'))
+                base = Path(ctx.file).resolve().parent if ctx.file else None
+                return Mesh(mesh_uri(uri, base) if uri else uri,
+                            vector(ctx, child(shape, 'scale'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+        return None
+
+    # --- joints and frames ----------------------------------------------------------------
+    def joint(self, ctx: Ctx, element: etree._Element) -> SdfJoint:
+        name = self.name_of(ctx, element, 'joint')
+        sdf_type = element.get('type')
+        if sdf_type is None:
+            raise SchemaError(f'joint {name!r} needs a type attribute', ctx.file,
+                              element.sourceline, code='ATTRIBUTE_MISSING')
+        kind = _JOINT_TYPES.get(sdf_type.strip().lower())
+        if kind is None:
+            raise SchemaError(f'joint {name!r} has unknown type {sdf_type!r}; SDFormat joints '
+                              f'are {", ".join(sorted(_JOINT_TYPES))}', ctx.file,
+                              element.sourceline, code='ATTRIBUTE_INVALID')
+        ends = []
+        for tag in ('parent', 'child'):
+            sub = child(element, tag)
+            if sub is None or not text(sub):
+                raise SchemaError(f'joint {name!r} needs a non-empty <{tag}>', ctx.file,
+                                  element.sourceline, code='ELEMENT_MISSING')
+            ends.append(text(sub))
+        joint = SdfJoint(name, kind, ends[0], ends[1], pose_of(ctx, element),
+                         self._axis(ctx, child(element, 'axis')),
+                         self._axis(ctx, child(element, 'axis2')),
+                         sdf_type=sdf_type, line=element.sourceline)
+        if kind is JointType.SCREW:
+            joint.pitch = _screw_pitch(ctx, element)
+        if kind in (JointType.REVOLUTE, JointType.UNIVERSAL) and joint.axis2 is None \
+                and kind is JointType.UNIVERSAL:
+            joint.axis2 = SdfAxis((0.0, 1.0, 0.0))
+        if kind is JointType.REVOLUTE and not _limited(joint.axis):
+            joint.type = JointType.CONTINUOUS
+        return joint
+
+    def _axis(self, ctx: Ctx, element: etree._Element | None) -> SdfAxis | None:
+        if element is None:
+            return None
+        xyz = child(element, 'xyz')
+        axis = SdfAxis(vector(ctx, xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)  # type: ignore
+        if np.linalg.norm(axis.xyz) < 1e-12:
+            raise InvalidValueError('joint axis <xyz> has zero length', ctx.file,
+                                    element.sourceline, code='ELEMENT_INVALID')
+        if xyz is not None:
+            axis.expressed_in = xyz.get('expressed_in', '')
+        if ctx.version < (1, 7) and boolean(ctx, child(element, 'use_parent_model_frame')):
+            axis.expressed_in = MODEL_FRAME
+        limit = child(element, 'limit')
+        if limit is not None:
+            lower = number(ctx, child(limit, 'lower'), -_UNLIMITED)
+            upper = number(ctx, child(limit, 'upper'), _UNLIMITED)
+            effort = number(ctx, child(limit, 'effort'), -1.0)
+            velocity = number(ctx, child(limit, 'velocity'), -1.0)
+            axis.limits = Limits(lower if abs(lower) < _UNLIMITED else None,
+                                 upper if abs(upper) < _UNLIMITED else None,
+                                 effort if effort >= 0 else None,
+                                 velocity if velocity >= 0 else None)
+        dynamics = child(element, 'dynamics')
+        if dynamics is not None:
+            axis.dynamics = Dynamics(number(ctx, child(dynamics, 'damping'), 0.0),
+                                     number(ctx, child(dynamics, 'friction'), 0.0))
+        return axis
+
+    def frame(self, ctx: Ctx, element: etree._Element) -> SdfFrame:
+        return SdfFrame(self.name_of(ctx, element, 'frame'), element.get('attached_to', ''),
+                        pose_of(ctx, element), element.sourceline)
+
+    # --- includes -------------------------------------------------------------------------
+    def include(self, ctx: Ctx, element: etree._Element, in_world: bool,
+                parent_name: str = '') -> list[SdfModel]:
+        """The model an ``<include>`` names, with the include's overrides applied."""
+        uri_element = child(element, 'uri')
+        uri = text(uri_element)
+        if not uri:
+            raise SchemaError('<include> needs a <uri>', ctx.file, element.sourceline,
+                              code='ATTRIBUTE_MISSING')
+        override = _IncludeOverrides.read(self, ctx, element)
+        path = resolve_uri(uri, ctx.file, self.config, uri_element.sourceline)
+        if path.suffix.lower() in SDF_EXTENSIONS or not _other_format(path):
+            model = self._included_sdf(ctx, path, element)
+            if model is None:  # a light or an actor: nothing kinematic to add
+                return []
+        else:
+            model = self._included_other(ctx, path, uri, override, parent_name, element)
+        override.apply(ctx, model)
+        for sub in element:  # //include/frame and //include/joint add to the included model
+            if sub.tag == 'frame':
+                model.frames.append(self.frame(ctx, sub))
+            elif sub.tag == 'joint':
+                model.joints.append(self.joint(ctx, sub))
+        return [model]
+
+    def _included_sdf(self, ctx: Ctx, path: Path, include: etree._Element) -> SdfModel | None:
+        key = str(path.resolve())
+        if key in self.stack:
+            chain = ' -> '.join(Path(p).name for p in [*self.stack, key])
+            raise StructureError(f'include cycle: {chain}', ctx.file, include.sourceline,
+                                 code='URI_LOOKUP')
+        if len(self.stack) >= self.config.max_depth:
+            raise StructureError(f'includes nest deeper than {self.config.max_depth} files',
+                                 ctx.file, include.sourceline, code='URI_LOOKUP')
+        root = self._xml_cache.get(key)
+        if root is None:
+            root = self._xml_cache[key] = read_xml(path)
+        self.stack.append(key)
+        try:
+            inner, content = self._sdf_root(root, str(path))
+            if any(e.tag == 'world' for e in content):
+                raise SchemaError(f'{path.name} is a world; //include can only include models',
+                                  ctx.file, include.sourceline, code='ELEMENT_INCORRECT_TYPE')
+            return self._single_model(inner, root, content)
+        finally:
+            self.stack.pop()
+
+    def _included_other(self, ctx: Ctx, path: Path, uri: str, override: _IncludeOverrides,
+                        parent_name: str, include: etree._Element) -> SdfModel:
+        from .foreign import foreign_model, interface_to_model  # formats import us lazily
+        local = override.name or path.stem
+        request = interface.NestedInclude(
+            uri, str(path), f'{parent_name}::{local}' if parent_name else local,
+            override.name, override.static, include)
+        for parser in interface.custom_model_parsers():
+            errors: list = []
+            result = parser(request, errors)
+            if errors:
+                raise FormatError('; '.join(str(e) for e in errors), str(path), None,
+                                  code='CUSTOM_PARSER')
+            if result is not None:
+                return interface_to_model(result, ctx, include.sourceline, str(path))
+        return foreign_model(path, local, ctx, include.sourceline, self.warnings)
+
+    def _merge_include(self, ctx: Ctx, model: SdfModel, element: etree._Element,
+                       siblings: _Siblings) -> None:
+        """``<include merge="true">``: the included model's elements join ``model`` directly,
+        with libsdformat's proxy frame ``_merged__<name>__model__`` standing for its frame."""
+        from .merge import merge_into
+        included = self.include(ctx, element, in_world=False, parent_name=model.name)[0]
+        merge_into(ctx, model, included, siblings, element.sourceline)
+
+
+class _Siblings:
+    """Name bookkeeping of one scope (stage 2): same-kind duplicates are always errors;
+    different kinds may share a name only before 1.7, where the later one is renamed."""
+
+    def __init__(self, ctx: Ctx, scope_kind: str, scope_name: str) -> None:
+        self.ctx = ctx
+        self.scope = f'{scope_kind} {scope_name!r}'
+        self.kinds: dict[str, str] = {}
+
+    def claim(self, name: str, kind: str, line: int | None) -> str:
+        other = self.kinds.get(name)
+        if other is None:
+            self.kinds[name] = kind
+            return name
+        if other == kind or self.ctx.version >= (1, 7) or kind not in ('joint', 'frame'):
+            raise DuplicateNameError(f'{self.scope} has two elements named {name!r} '
+                                     f'(a {other} and a {kind}); sibling names must be unique',
+                                     self.ctx.file, line, code='DUPLICATE_NAME')
+        renamed = f'{name}_{kind}'
+        self.ctx.warnings.append(Diagnostic(
+            f'{kind} {name!r} has the name of a {other} in {self.scope}; renamed {renamed!r} '
+            '(SDFormat < 1.7 rule)', self.ctx.file, line, 'DUPLICATE_NAME'))
+        return self.claim(renamed, kind, line)
+
+
+class _IncludeOverrides:
+    """What an ``<include>`` changes in the model it includes (spec 1.4)."""
+
+    def __init__(self) -> None:
+        self.name = ''
+        self.pose: PoseSpec | None = None
+        self.placement_frame = ''
+        self.placement_line: int | None = None
+        self.static: bool | None = None
+
+    @classmethod
+    def read(cls, loader: SdfLoader, ctx: Ctx, element: etree._Element) -> _IncludeOverrides:
+        out = cls()
+        name = child(element, 'name')
+        if name is not None:
+            out.name = text(name)
+            if not out.name:
+                raise SchemaError('<include><name> is empty', ctx.file, name.sourceline,
+                                  code='ATTRIBUTE_INVALID')
+            loader.check_name(ctx, out.name, name.sourceline, '<include>')
+        if child(element, 'pose') is not None:
+            out.pose = pose_of(ctx, element)
+        placement = child(element, 'placement_frame')
+        if placement is not None:
+            out.placement_frame = text(placement)
+            out.placement_line = placement.sourceline
+            if out.pose is None:
+                raise SchemaError('<include><placement_frame> needs an <include><pose> (the '
+                                  'pose the placement frame is put at)', ctx.file,
+                                  placement.sourceline, code='MODEL_PLACEMENT_FRAME_INVALID')
+        static = child(element, 'static')
+        if static is not None:
+            out.static = boolean(ctx, static)
+        return out
+
+    def apply(self, ctx: Ctx, model: SdfModel) -> None:
+        if self.name:
+            model.name = self.name
+        if self.pose is not None:
+            model.pose = self.pose
+            if self.placement_frame:
+                model.placement_frame = self.placement_frame
+                model.placement_line = self.placement_line
+        elif model.pose.relative_to:
+            model.pose.relative_to = ''
+        if self.static is True:
+            _make_static(model)
+        elif self.static is False:
+            model.static = False
+        model.file = model.file or ctx.file
+
+
+def _make_static(model: SdfModel) -> None:
+    model.static = True
+    for nested in model.models:
+        _make_static(nested)
+
+
+def _merge(ctx: Ctx, element: etree._Element) -> bool:
+    value = element.get('merge', 'false').strip().lower()
+    if value not in ('true', 'false', '1', '0'):
+        raise InvalidValueError(f'<include merge={value!r}> must be true or false', ctx.file,
+                                element.sourceline, code='ATTRIBUTE_INVALID')
+    return value in ('true', '1')
+
+
+def _other_format(path: Path) -> bool:
+    """Whether ``path`` is a non-SDFormat file (decided by extension, then by root element)."""
+    return path.suffix.lower() not in SDF_EXTENSIONS
+
+
+def _limited(axis: SdfAxis | None) -> bool:
+    return (axis is not None and axis.limits is not None and axis.limits.lower is not None
+            and axis.limits.upper is not None)
+
+
+def _screw_pitch(ctx: Ctx, element: etree._Element) -> float:
+    """Translation per full turn. ``//joint/screw_thread_pitch`` (1.10) is that already;
+    the older ``//joint/thread_pitch`` is in radians per metre with the opposite sign."""
+    pitch = child(element, 'screw_thread_pitch')
+    if pitch is not None:
+        return number(ctx, pitch, 0.0)
+    old = number(ctx, child(element, 'thread_pitch'), 1.0)
+    if old == 0.0:
+        raise InvalidValueError('screw joint <thread_pitch> is 0', ctx.file,
+                                element.sourceline, code='ELEMENT_INVALID')
+    return -2.0 * np.pi / old
+
+
+def _material(ctx: Ctx, visual: etree._Element) -> Material | None:
+    material = child(visual, 'material')
+    if material is None:
+        return None
+    diffuse = child(material, 'diffuse')
+    if diffuse is None:
+        diffuse = child(material, 'ambient')
+    if diffuse is None:
+        return None
+    values = vector(ctx, diffuse, None, ())  # type: ignore[arg-type]
+    if len(values) not in (3, 4):
+        return None
+    rgba = tuple(values) + ((1.0,) if len(values) == 3 else ())
+    return Material(rgba=rgba)  # type: ignore[arg-type]

@@ -1,0 +1,202 @@
+"""A resolved SDFormat world (or model file) as the neutral :class:`~robot_formats.model.Scene`.
+
+Every SDFormat frame becomes a frame of the scene, named from the world as libsdformat scopes it
+(``M``, ``M::L``, ``M::N::L``, ``M::J``, ``W``): links are links, joints are joints (their
+frame kept as a frame of the same name, so TF shows it), explicit frames and nested model
+frames are frames attached to the link they move with, top-level model frames and world frames
+are scene frames. Each top-level model is one neutral model whose members keep their nested
+scope (``N::L``); a link no joint moves is fixed where the document puts it (the first one of a
+model through ``Model.pose``, the others through a fixed world joint ``M::L/attach``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import WORLD, Frame, Joint, JointType, Limits, Link, Model, Scene
+from ..transforms import matrix_to_pose
+from .dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
+from .frames import ModelFrames, ResolvedFrame, WorldFrames, resolve_world
+
+__all__ = ['to_scene']
+
+
+def _inverse(matrix: np.ndarray) -> np.ndarray:
+    out = np.eye(4)
+    out[:3, :3] = matrix[:3, :3].T
+    out[:3, 3] = -matrix[:3, :3].T @ matrix[:3, 3]
+    return out
+
+
+def _local(model_name: str, scoped: str) -> str:
+    """``M::N::L`` -> ``N::L`` inside top-level model ``M``; ``world`` stays."""
+    prefix = model_name + '::'
+    return scoped[len(prefix):] if scoped.startswith(prefix) else scoped
+
+
+class _Builder:
+    def __init__(self, world: SdfWorld) -> None:
+        self.world = world
+        self.graph, self.frames = resolve_world(world)
+
+    def scene(self, is_model_file: bool) -> Scene:
+        models = [self.model(m) for m in self.world.models]
+        scene_frames: list[Frame] = []
+        scene_joints: list[Joint] = []
+        for model in self.world.models:
+            scene_frames.append(self.frame(self.frames[model.name], model.name, ''))
+        for frame in self.world.frames:
+            scene_frames.append(self.frame(self.frames[frame.name], frame.name, ''))
+        for joint in self.world.joints:
+            resolved = self.frames[joint.name]
+            scene_frames.append(self.frame(resolved, joint.name, ''))
+            parent = self.graph.link_of(joint.parent) if joint.parent != WORLD else WORLD
+            scene_joints.append(self.joint(joint, resolved, _world_or(parent), '', self.graph))
+        children = {j.child for j in scene_joints}
+        models = [self.place_roots(m, children, scene_joints) for m in models]
+        physics = {'gravity': self.world.gravity} if self.world.gravity is not None else {}
+        return Scene(self.world.name, tuple(models), tuple(scene_frames), tuple(scene_joints),
+                     is_world=True, physics=physics, source=self.world.file)
+
+    # --- one top-level model -------------------------------------------------------------
+    def model(self, sdf: SdfModel) -> Model:
+        links: list[Link] = []
+        joints: list[Joint] = []
+        frames: list[Frame] = []
+        positions: dict[str, float] = {}
+        graph = self.graph.models[sdf.name]
+        for scoped, kind, local, owner, owner_scope in graph.elements(sdf.name):
+            resolved = self.frames[scoped]
+            name = _local(sdf.name, scoped)
+            if kind == 'link':
+                links.append(self.link(owner, local, name, resolved))
+                continue
+            frames.append(self.frame(resolved, name, sdf.name))
+            if kind == 'joint':
+                joint = owner.joints[local]
+                scope = _local(sdf.name, owner_scope) if owner_scope != sdf.name else ''
+                parent = (WORLD if joint.parent == WORLD
+                          else _scoped(scope, owner.link_of(joint.parent)))
+                parent = _world_or(f'{sdf.name}::{parent}' if parent != WORLD else WORLD)
+                joints.append(self.joint(joint, resolved, parent, sdf.name, owner))
+        for prefix, nested in _all_models(sdf, ''):
+            positions.update({_scoped(prefix, k): v for k, v in nested.initial_positions.items()})
+        return Model(sdf.name, tuple(links), tuple(joints), tuple(frames), static=sdf.static,
+                     initial_positions=positions, source=sdf.file)
+
+    def link(self, owner: ModelFrames, local: str, name: str, resolved: ResolvedFrame) -> Link:
+        sdf = owner.links[local]
+        visuals, collisions = [], []
+        inverse = _inverse(resolved.pose)
+        for shape in sdf.shapes:
+            matrix = shape.pose.matrix
+            if shape.pose.relative_to:
+                target = owner.pose(shape.pose.relative_to) if shape.pose.relative_to != \
+                    MODEL_FRAME else np.eye(4)
+                matrix = _inverse(owner.pose(local)) @ target @ matrix
+            item = shape.item.__class__(**{**_fields(shape.item),
+                                           'origin': matrix_to_pose(matrix)})
+            (visuals if item.__class__.__name__ == 'Visual' else collisions).append(item)
+        del inverse
+        return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
+
+    def frame(self, resolved: ResolvedFrame, name: str, model_name: str) -> Frame:
+        attached = resolved.attached_to
+        base = np.eye(4) if attached == WORLD else self.frames[attached].pose
+        line = getattr(_element(resolved), 'line', None)
+        return Frame(name, _local(model_name, attached) if model_name else attached,
+                     matrix_to_pose(_inverse(base) @ resolved.pose), line)
+
+    def joint(self, joint: SdfJoint, resolved: ResolvedFrame, parent: str, model_name: str,
+              owner) -> Joint:
+        child = resolved.attached_to
+        x_wj = resolved.pose
+        x_wp = np.eye(4) if parent == WORLD else self.frames[parent].pose
+        x_wc = self.frames[child].pose
+        axis = _axis_in_joint(joint.axis, x_wj, owner, resolved)
+        axis2 = _axis_in_joint(joint.axis2, x_wj, owner, resolved) if joint.axis2 else None
+        limits = tuple(a.limits or Limits() for a in (joint.axis, joint.axis2)
+                       if a is not None)[:_dofs(joint.type)]
+        if all(lim == Limits() for lim in limits):
+            limits = ()
+        dynamics = joint.axis.dynamics if joint.axis is not None else None
+        return Joint(_local(model_name, resolved.name) if model_name else resolved.name,
+                     joint.type, _local(model_name, parent) if model_name else parent,
+                     _local(model_name, child) if model_name else child,
+                     matrix_to_pose(_inverse(x_wp) @ x_wj),
+                     axis if axis is not None else (0.0, 0.0, 1.0), axis2,
+                     matrix_to_pose(_inverse(x_wc) @ x_wj), limits, dynamics, joint.mimic,
+                     joint.axis_order, joint.pitch, joint.line)
+
+    def place_roots(self, model: Model, world_children: set[str], extra: list[Joint]) -> Model:
+        """Fix every link no joint moves where the document puts it."""
+        moved = {j.child for j in model.joints} | {
+            _local(model.name, c) for c in world_children if c.startswith(model.name + '::')}
+        roots = [link.name for link in model.links if link.name not in moved]
+        if not roots:
+            return model
+        first = self.frames[f'{model.name}::{roots[0]}'].pose
+        for name in roots[1:]:
+            scoped = f'{model.name}::{name}'
+            extra.append(Joint(f'{scoped}/attach', JointType.FIXED, WORLD, scoped,
+                               matrix_to_pose(self.frames[scoped].pose)))
+        from dataclasses import replace
+        return replace(model, pose=matrix_to_pose(first))
+
+
+def _element(resolved: ResolvedFrame):
+    owner, local = resolved.owner, resolved.local
+    for table in ('links', 'joints', 'frames', 'models', 'model_elements'):
+        items = getattr(owner, table, None)
+        if items and local in items:
+            item = items[local]
+            return getattr(item, 'model', item)
+    return None
+
+
+def _fields(item) -> dict:
+    return {name: getattr(item, name) for name in item.__slots__}
+
+
+def _dofs(kind: JointType) -> int:
+    return {JointType.FIXED: 0, JointType.UNIVERSAL: 2, JointType.BALL: 0}.get(kind, 1)
+
+
+def _axis_in_joint(axis: SdfAxis | None, x_wj: np.ndarray, owner,
+                   resolved: ResolvedFrame) -> tuple[float, float, float] | None:
+    """The axis in the joint frame (``expressed_in`` names a frame of the joint's scope)."""
+    if axis is None:
+        return None
+    xyz = np.asarray(axis.xyz, dtype=float)
+    if axis.expressed_in and axis.expressed_in != resolved.local:
+        x_me = owner.pose(axis.expressed_in) if axis.expressed_in != MODEL_FRAME else np.eye(4)
+        x_mj = owner.pose(resolved.local)
+        xyz = x_mj[:3, :3].T @ x_me[:3, :3] @ xyz
+    return tuple(float(v) for v in xyz)  # type: ignore[return-value]
+
+
+def _world_or(link: str) -> str:
+    return WORLD if link == WORLD or link.endswith('::' + MODEL_FRAME) or link == MODEL_FRAME \
+        else link
+
+
+def _scoped(prefix: str, name: str) -> str:
+    return f'{prefix}::{name}' if prefix and name != WORLD else name
+
+
+def _all_models(model: SdfModel, prefix: str):
+    yield prefix, model
+    for nested in model.models:
+        yield from _all_models(nested, _scoped(prefix, nested.name))
+
+
+def to_scene(document: SdfWorld | SdfModel) -> Scene:
+    """Resolve ``document`` and build its scene. A model file is the model in a world."""
+    if isinstance(document, SdfModel):
+        world = SdfWorld(document.name, document.file, document.line, document.version,
+                         models=[document])
+        return _Builder(world).scene(is_model_file=True)
+    return _Builder(document).scene(is_model_file=False)
+
+
+__all__ += ['WorldFrames']

@@ -1,0 +1,175 @@
+"""Where an ``//include/uri`` points: relative paths, ``file://``, ``model://``, ``package://``.
+
+Rules (see docs/sdformat.md):
+
+* relative paths and ``file://`` URIs resolve against the directory of the *including* file
+  (libsdformat 12 uses the process's current directory, which makes a file's meaning depend on
+  where it is loaded from; we deliberately differ), then in the model search paths;
+* ``model://NAME/rest`` searches ``NAME/rest`` in the model search paths: the configured list,
+  then ``GZ_SIM_RESOURCE_PATH``, ``IGN_GAZEBO_RESOURCE_PATH``, ``SDF_PATH``,
+  ``GAZEBO_MODEL_PATH``;
+* ``package://PKG/rest`` goes through the configured package map, the ament index
+  (``AMENT_PREFIX_PATH``) and ``package.xml`` files under ``ROS_PACKAGE_PATH``;
+* ``http://`` and ``https://`` are refused: robot_formats never touches the network.
+
+A hit that is a directory is a model directory: its ``model.config`` names the SDFormat file
+(the ``<sdf>`` entry with the highest version robot_formats reads); ``manifest.xml`` is the
+deprecated fallback.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import FormatError, ReferenceError, UnsupportedError
+from ..xmlsafe import read_xml
+
+__all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file']
+
+_MODEL_PATH_VARIABLES = ('GZ_SIM_RESOURCE_PATH', 'IGN_GAZEBO_RESOURCE_PATH', 'SDF_PATH',
+                         'GAZEBO_MODEL_PATH')
+_HIGHEST_VERSION = (1, 12)
+
+
+@dataclass
+class ResolverConfig:
+    """How includes are found. The environment variables are read at lookup time."""
+
+    model_paths: list[Path] = field(default_factory=list)   #: searched before the environment
+    package_map: dict[str, Path] = field(default_factory=dict)  #: package name -> directory
+    package_paths: list[Path] = field(default_factory=list)  #: searched like ROS_PACKAGE_PATH
+    use_environment: bool = True
+    max_depth: int = 64   #: include nesting allowed before the document is refused
+    _package_cache: dict[str, Path | None] = field(default_factory=dict, repr=False)
+
+    def search_paths(self) -> list[Path]:
+        paths = list(self.model_paths)
+        if self.use_environment:
+            for variable in _MODEL_PATH_VARIABLES:
+                paths += [Path(p) for p in os.environ.get(variable, '').split(os.pathsep) if p]
+        return paths
+
+    def package(self, name: str) -> Path | None:
+        if name in self.package_map:
+            return Path(self.package_map[name])
+        if name not in self._package_cache:
+            found = None
+            for root in self.package_paths:
+                found = found or _package_under(Path(root), name)
+            if found is None and self.use_environment:
+                found = _find_package(name)
+            self._package_cache[name] = found
+        return self._package_cache[name]
+
+
+def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
+                line: int | None) -> Path:
+    """The file (or model directory's SDFormat file) an include URI names."""
+    uri = uri.strip()
+    scheme, sep, rest = uri.partition('://')
+    if not sep:
+        scheme, rest = '', uri
+    scheme = scheme.lower()
+    if scheme in ('http', 'https', 'ftp'):
+        raise UnsupportedError(f'include {uri!r}: robot_formats does not download models '
+                               '(no network access); download it and include the local copy',
+                               including_file, line, code='URI_LOOKUP')
+    base = Path(including_file).resolve().parent if including_file else Path.cwd()
+    candidates: list[Path] = []
+    if scheme == 'package':
+        package, _, inner = rest.partition('/')
+        root = config.package(package)
+        if root is None:
+            raise ReferenceError(f'include {uri!r}: package {package!r} is not in the package '
+                                 'map, the ament index or ROS_PACKAGE_PATH', including_file,
+                                 line, code='URI_LOOKUP')
+        candidates.append(root / inner)
+    elif scheme in ('', 'file'):
+        if Path(rest).is_absolute():
+            candidates.append(Path(rest))
+        else:
+            candidates.append(base / rest)
+            if (base / 'model.config').is_file():  # a model directory: its siblings too
+                candidates.append(base.parent / rest)
+            candidates += [path / rest for path in config.search_paths()]
+    elif scheme == 'model':
+        candidates += [path / rest for path in config.search_paths()]
+    else:
+        raise UnsupportedError(f'include {uri!r}: unknown URI scheme {scheme!r}',
+                               including_file, line, code='URI_LOOKUP')
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+        if candidate.is_dir():
+            return model_directory_file(candidate, uri, including_file, line)
+    raise ReferenceError(f'include {uri!r}: no such file or model directory (looked in '
+                         f'{_shown(candidates)})', including_file, line, code='URI_LOOKUP')
+
+
+def _shown(candidates: list[Path]) -> str:
+    names = [str(c) for c in candidates[:4]]
+    more = len(candidates) - len(names)
+    return ', '.join(names) + (f' and {more} more' if more > 0 else '') if names else 'nowhere'
+
+
+def model_directory_file(directory: Path, uri: str, including_file: str | None,
+                         line: int | None) -> Path:
+    """The SDFormat file of a model directory, chosen by ``model.config``."""
+    for config_name in ('model.config', 'manifest.xml'):
+        config = directory / config_name
+        if not config.is_file():
+            continue
+        try:
+            root = read_xml(config)
+        except FormatError as err:
+            raise ReferenceError(f'include {uri!r}: unreadable {config_name}: {err.message}',
+                                 including_file, line, code='URI_LOOKUP') from None
+        best: tuple[tuple[int, int], str] | None = None
+        for entry in root.iter('sdf'):
+            version = _version((entry.get('version') or '0.0'))
+            name = (entry.text or '').strip()
+            if name and version <= _HIGHEST_VERSION and (best is None or version > best[0]):
+                best = (version, name)
+        if best is not None and (directory / best[1]).is_file():
+            return directory / best[1]
+        raise ReferenceError(f'include {uri!r}: {config} names no SDFormat file that exists',
+                             including_file, line, code='URI_LOOKUP')
+    raise ReferenceError(f'include {uri!r}: directory {directory} has no model.config',
+                         including_file, line, code='URI_LOOKUP')
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, _, minor = text.strip().partition('.')
+    try:
+        return int(major), int(minor or 0)
+    except ValueError:
+        return (0, 0)
+
+
+def _find_package(name: str) -> Path | None:
+    """A ROS package's directory: the ament index first, then ``ROS_PACKAGE_PATH``."""
+    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
+        if prefix and (Path(prefix) / 'share/ament_index/resource_index/packages' / name).exists():
+            return Path(prefix) / 'share' / name
+    for root in os.environ.get('ROS_PACKAGE_PATH', '').split(os.pathsep):
+        if root:
+            found = _package_under(Path(root), name)
+            if found is not None:
+                return found
+    return None
+
+
+def _package_under(root: Path, name: str) -> Path | None:
+    for directory, subdirs, files in os.walk(root):
+        if 'package.xml' in files:
+            try:
+                manifest = read_xml(Path(directory) / 'package.xml')
+            except FormatError:
+                continue
+            found = manifest.find('name')
+            if found is not None and (found.text or '').strip() == name:
+                return Path(directory)
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith('.'))
+    return None

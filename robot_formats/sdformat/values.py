@@ -1,0 +1,159 @@
+"""Typed access to SDFormat element text: numbers, booleans, poses in every form real files use.
+
+libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with file and line.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from lxml import etree
+
+from ..errors import InvalidValueError, SchemaError
+from ..transforms import quat_to_rotation, rpy_to_rotation
+from ..xmlsafe import floats, local_name
+from .dom import PoseSpec
+
+__all__ = ['Ctx', 'child', 'children', 'text', 'number', 'vector', 'boolean', 'pose_of',
+           'parse_version']
+
+
+class Ctx:
+    """The file being read (for error locations), its spec version and the warnings sink."""
+
+    def __init__(self, file: str | None, warnings: list, version: tuple[int, int]) -> None:
+        self.file = file
+        self.warnings = warnings
+        self.version = version
+
+
+def child(element: etree._Element, tag: str) -> etree._Element | None:
+    """The first child element named ``tag`` (namespace-free), or None."""
+    for sub in element:
+        if sub.tag == tag:
+            return sub
+    return None
+
+
+def children(element: etree._Element, tag: str) -> list[etree._Element]:
+    return [sub for sub in element if sub.tag == tag]
+
+
+def text(element: etree._Element | None, default: str = '') -> str:
+    if element is None:
+        return default
+    return (element.text or '').strip()
+
+
+def number(ctx: Ctx, element: etree._Element | None, default: float) -> float:
+    """One finite float from the element's text, ``default`` when the element is absent."""
+    if element is None:
+        return default
+    value = (element.text or '').strip()
+    if value.lower() in ('inf', '+inf', 'infinity'):
+        return math.inf
+    if value.lower() in ('-inf', '-infinity'):
+        return -math.inf
+    return floats(value, ctx.file, element.sourceline, f'<{local_name(element)}>', 1)[0]
+
+
+def vector(ctx: Ctx, element: etree._Element | None, count: int,
+           default: tuple[float, ...]) -> tuple[float, ...]:
+    if element is None:
+        return default
+    return floats(element.text, ctx.file, element.sourceline, f'<{local_name(element)}>', count)
+
+
+def boolean(ctx: Ctx, element: etree._Element | None, default: bool = False) -> bool:
+    if element is None:
+        return default
+    value = (element.text or '').strip().lower()
+    if value in ('1', 'true'):
+        return True
+    if value in ('0', 'false'):
+        return False
+    raise InvalidValueError(f'<{local_name(element)}> must be true/false or 1/0, not {value!r}',
+                            ctx.file, element.sourceline, code='ELEMENT_INVALID')
+
+
+def pose_of(ctx: Ctx, holder: etree._Element) -> PoseSpec:
+    """The holder's ``<pose>``: identity when absent or empty; ``relative_to`` as written.
+
+    Forms: ``x y z roll pitch yaw`` (radians, or degrees with ``degrees="true"``) and
+    ``x y z qx qy qz qw`` with ``rotation_format="quat_xyzw"`` (normalized on input).
+    """
+    element = child(holder, 'pose')
+    if element is None:
+        return PoseSpec()
+    relative_to = element.get('relative_to', '')
+    if not relative_to and ctx.version < (1, 7) and element.get('frame'):
+        relative_to = element.get('frame', '')  # 1.5/1.6 //pose/@frame, same meaning
+    return PoseSpec(_pose_matrix(ctx, element), relative_to, element.sourceline, True)
+
+
+def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
+    out = np.eye(4)
+    body = (element.text or '').strip()
+    if not body:
+        return out
+    rotation_format = element.get('rotation_format', 'euler_rpy')
+    degrees = _degrees(ctx, element)
+    if rotation_format == 'quat_xyzw':
+        if degrees:
+            raise InvalidValueError('<pose degrees="true"> cannot be used with '
+                                    'rotation_format="quat_xyzw"', ctx.file, element.sourceline,
+                                    code='ELEMENT_INVALID')
+        values = _pose_numbers(ctx, element, 7)
+        quat = np.asarray(values[3:], dtype=float)
+        norm = float(np.linalg.norm(quat))
+        if norm < 1e-12:
+            raise InvalidValueError('<pose> quaternion has zero length', ctx.file,
+                                    element.sourceline, code='ELEMENT_INVALID')
+        out[:3, :3] = quat_to_rotation(quat / norm)
+    elif rotation_format == 'euler_rpy':
+        values = _pose_numbers(ctx, element, 6)
+        rpy = values[3:]
+        if degrees:
+            rpy = tuple(math.radians(v) for v in rpy)
+        out[:3, :3] = rpy_to_rotation(rpy)
+    else:
+        raise InvalidValueError(f'<pose rotation_format={rotation_format!r}>: expected '
+                                "'euler_rpy' or 'quat_xyzw'", ctx.file, element.sourceline,
+                                code='ELEMENT_INVALID')
+    out[:3, 3] = values[:3]
+    return out
+
+
+def _degrees(ctx: Ctx, element: etree._Element) -> bool:
+    value = element.get('degrees', 'false').strip().lower()
+    if value in ('1', 'true'):
+        return True
+    if value in ('0', 'false'):
+        return False
+    raise InvalidValueError(f'<pose degrees={value!r}> must be true or false', ctx.file,
+                            element.sourceline, code='ATTRIBUTE_INVALID')
+
+
+def _pose_numbers(ctx: Ctx, element: etree._Element, count: int) -> tuple[float, ...]:
+    try:
+        return floats(element.text, ctx.file, element.sourceline, '<pose>', count)
+    except InvalidValueError as err:
+        raise InvalidValueError(err.message, ctx.file, element.sourceline,
+                                code='ELEMENT_INVALID') from None
+
+
+def parse_version(value: str | None, file: str | None, line: int | None) -> tuple[int, int]:
+    """``"1.8"`` → (1, 8). A missing or unreadable version is libsdformat's FILE_READ."""
+    if value is None:
+        raise SchemaError('<sdf> needs a version attribute (e.g. version="1.8")', file, line,
+                          code='FILE_READ')
+    major, _, minor = value.strip().partition('.')
+    if not (major.isdigit() and minor.isdigit()):
+        raise InvalidValueError(f'<sdf version={value!r}> is not a version like "1.8"', file,
+                                line, code='FILE_READ')
+    version = (int(major), int(minor))
+    if not (1, 0) <= version <= (1, 12):
+        raise InvalidValueError(f'SDFormat version {value} is not one robot_formats reads '
+                                '(1.0 to 1.12)', file, line, code='FILE_READ')
+    return version
