@@ -14,6 +14,9 @@ Benchmarks (issue targets in brackets):
 * ``hrdf_load``: import time of every HRDF corpus kit, robot_formats vs hebi-py's
   ``import_from_hrdf`` in the same run [≤ 0.5× HEBI's time].
 
+* ``render``: `robot-formats render` of every bundled example in a fresh process, wall clock
+  [≤ 2 s per example].
+
 robot_state_publisher (the C++ reference for the TF path) cannot be installed on this machine,
 so the TF numbers are reported against the targets only.
 """
@@ -24,13 +27,14 @@ import argparse
 import os
 import sys
 
-from . import hrdf_load, tf_stream, urdf_load
+from . import hrdf_load, render, tf_stream, urdf_load
 
 BENCHMARKS = {
     'urdf_load': urdf_load.run,
     'tf_callback': tf_stream.run_callback,
     'tf_sustained': tf_stream.run_sustained,
     'hrdf_load': hrdf_load.run,
+    'render': render.run,
 }
 
 

@@ -328,3 +328,32 @@ def test_motion_of_other_joints_is_refused_with_the_motion_file(tmp_path):
     assert result.returncode == 1
     assert result.stderr.startswith(f'{WAVE}:') and "drives 'shoulder_pan'" in result.stderr
     assert '--servo-map' in result.stderr
+
+
+MESHES = sorted([*(ROOT / 'meshes').glob('*.stl'), *(ROOT / 'examples').rglob('*.obj')])
+
+
+@pytest.mark.parametrize('path', MESHES, ids=lambda p: p.name)
+def test_mesh_files_read_like_trimesh_reads_them(path):
+    """The OBJ and STL readers against trimesh (the reference), triangle by triangle."""
+    import trimesh
+    reference = trimesh.load(path, force='mesh', process=False)
+    expected = np.asarray(reference.vertices)[np.asarray(reference.faces)]
+    render._mesh_file_triangles.cache_clear()
+    got = render._mesh_file_triangles(str(path))
+    if len(expected) <= render.MESH_FACE_BUDGET:
+        assert got == pytest.approx(expected, abs=1e-6)
+    else:
+        assert len(got) <= render.MESH_FACE_BUDGET
+
+
+def test_ascii_stl_and_broken_meshes(tmp_path):
+    ascii_stl = tmp_path / 'tri.stl'
+    ascii_stl.write_text('solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n'
+                         'vertex 0 1 0\nendloop\nendfacet\nendsolid t\n', encoding='ascii')
+    assert render._mesh_file_triangles(str(ascii_stl)).tolist() == [[[0, 0, 0], [1, 0, 0],
+                                                                      [0, 1, 0]]]
+    broken = tmp_path / 'broken.obj'
+    broken.write_text('v 0 0 0\nf 1 2 3\n', encoding='utf-8')
+    with pytest.raises(FileNotFoundError, match='could not be read'):
+        render._mesh_file_triangles(str(broken))
