@@ -54,6 +54,7 @@ setup(
         'console_scripts': [
             'robot-formats = robot_formats.cli:main',
             'description_publisher = robot_formats.nodes.description_publisher:main',
+            'problem_server = robot_formats.nodes.problem_server:main',
         ],
     },
 )
