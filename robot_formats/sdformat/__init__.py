@@ -42,7 +42,7 @@ def parse_sdf_element(root: etree._Element, file: str | None, warnings: list[Dia
                       config: ResolverConfig | None = None) -> Scene:
     """The composed scene of an ``<sdf>`` document (includes expanded, frames resolved)."""
     document = SdfLoader(warnings, config or _DEFAULT_CONFIG).document(root, file)
-    return to_scene(document)
+    return to_scene(document, warnings)
 
 
 def read_sdf(path: str | Path, warnings: list[Diagnostic] | None = None,

@@ -11,12 +11,15 @@ model through ``Model.pose``, the others through a fixed world joint ``M::L/atta
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from ..errors import Diagnostic
 from ..model import WORLD, Frame, Joint, JointType, Limits, Link, Model, Scene
 from ..transforms import matrix_to_pose
 from .dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
-from .frames import ModelFrames, ResolvedFrame, WorldFrames, resolve_world
+from .frames import ModelFrames, ResolvedFrame, resolve_world
 
 __all__ = ['to_scene']
 
@@ -35,11 +38,12 @@ def _local(model_name: str, scoped: str) -> str:
 
 
 class _Builder:
-    def __init__(self, world: SdfWorld) -> None:
+    def __init__(self, world: SdfWorld, warnings: list[Diagnostic]) -> None:
         self.world = world
+        self.warnings = warnings
         self.graph, self.frames = resolve_world(world)
 
-    def scene(self, is_model_file: bool) -> Scene:
+    def scene(self) -> Scene:
         models = [self.model(m) for m in self.world.models]
         scene_frames: list[Frame] = []
         scene_joints: list[Joint] = []
@@ -52,6 +56,7 @@ class _Builder:
             scene_frames.append(self.frame(resolved, joint.name, ''))
             parent = self.graph.link_of(joint.parent) if joint.parent != WORLD else WORLD
             scene_joints.append(self.joint(joint, resolved, _world_or(parent), '', self.graph))
+        models, scene_joints = self.break_loops(models, scene_joints)
         children = {j.child for j in scene_joints}
         models = [self.place_roots(m, children, scene_joints) for m in models]
         physics = {'gravity': self.world.gravity} if self.world.gravity is not None else {}
@@ -87,7 +92,6 @@ class _Builder:
     def link(self, owner: ModelFrames, local: str, name: str, resolved: ResolvedFrame) -> Link:
         sdf = owner.links[local]
         visuals, collisions = [], []
-        inverse = _inverse(resolved.pose)
         for shape in sdf.shapes:
             matrix = shape.pose.matrix
             if shape.pose.relative_to:
@@ -97,7 +101,6 @@ class _Builder:
             item = shape.item.__class__(**{**_fields(shape.item),
                                            'origin': matrix_to_pose(matrix)})
             (visuals if item.__class__.__name__ == 'Visual' else collisions).append(item)
-        del inverse
         return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
 
     def frame(self, resolved: ResolvedFrame, name: str, model_name: str) -> Frame:
@@ -113,8 +116,8 @@ class _Builder:
         x_wj = resolved.pose
         x_wp = np.eye(4) if parent == WORLD else self.frames[parent].pose
         x_wc = self.frames[child].pose
-        axis = _axis_in_joint(joint.axis, x_wj, owner, resolved)
-        axis2 = _axis_in_joint(joint.axis2, x_wj, owner, resolved) if joint.axis2 else None
+        axis = _axis_in_joint(joint.axis, owner, resolved, self.warnings)
+        axis2 = _axis_in_joint(joint.axis2, owner, resolved, self.warnings)
         limits = tuple(a.limits or Limits() for a in (joint.axis, joint.axis2)
                        if a is not None)[:_dofs(joint.type)]
         if all(lim == Limits() for lim in limits):
@@ -128,6 +131,33 @@ class _Builder:
                      matrix_to_pose(_inverse(x_wc) @ x_wj), limits, dynamics, joint.mimic,
                      joint.axis_order, joint.pitch, joint.line)
 
+    def break_loops(self, models: list[Model], world_joints: list[Joint]
+                    ) -> tuple[list[Model], list[Joint]]:
+        """SDFormat allows kinematic loops; the neutral model is a tree. A joint whose child
+        already has a parent, or is an ancestor of its parent, closes a loop: it is left out of
+        the tree (its frame stays, attached to its child link), with a warning."""
+        parent_of: dict[str, str] = {}
+
+        def keep(joint: Joint, prefix: str) -> bool:
+            child, parent = _scoped(prefix, joint.child), _scoped(prefix, joint.parent)
+            ancestor = parent
+            while ancestor in parent_of and ancestor != child:
+                ancestor = parent_of[ancestor]
+            if child in parent_of or ancestor == child:
+                self.warnings.append(Diagnostic(
+                    f'joint {_scoped(prefix, joint.name)!r} closes a kinematic loop; it is '
+                    'left out of the kinematic tree (its frame is kept)', self.world.file,
+                    joint.line, 'KINEMATIC_LOOP'))
+                return False
+            parent_of[child] = parent
+            return True
+
+        out = []
+        for model in models:
+            kept = tuple(j for j in model.joints if keep(j, model.name))
+            out.append(model if len(kept) == len(model.joints) else replace(model, joints=kept))
+        return out, [j for j in world_joints if keep(j, '')]
+
     def place_roots(self, model: Model, world_children: set[str], extra: list[Joint]) -> Model:
         """Fix every link no joint moves where the document puts it."""
         moved = {j.child for j in model.joints} | {
@@ -140,7 +170,6 @@ class _Builder:
             scoped = f'{model.name}::{name}'
             extra.append(Joint(f'{scoped}/attach', JointType.FIXED, WORLD, scoped,
                                matrix_to_pose(self.frames[scoped].pose)))
-        from dataclasses import replace
         return replace(model, pose=matrix_to_pose(first))
 
 
@@ -162,13 +191,22 @@ def _dofs(kind: JointType) -> int:
     return {JointType.FIXED: 0, JointType.UNIVERSAL: 2, JointType.BALL: 0}.get(kind, 1)
 
 
-def _axis_in_joint(axis: SdfAxis | None, x_wj: np.ndarray, owner,
-                   resolved: ResolvedFrame) -> tuple[float, float, float] | None:
-    """The axis in the joint frame (``expressed_in`` names a frame of the joint's scope)."""
+def _axis_in_joint(axis: SdfAxis | None, owner, resolved: ResolvedFrame,
+                   warnings: list[Diagnostic]) -> tuple[float, float, float] | None:
+    """The axis in the joint frame (``expressed_in`` names a frame of the joint's scope).
+
+    An unknown ``expressed_in`` is a warning, as in libsdformat (which only fails when the
+    axis is resolved), and the axis is taken in the joint frame."""
     if axis is None:
         return None
     xyz = np.asarray(axis.xyz, dtype=float)
-    if axis.expressed_in and axis.expressed_in != resolved.local:
+    if axis.expressed_in and not owner.knows(axis.expressed_in) and \
+            axis.expressed_in != MODEL_FRAME:
+        warnings.append(Diagnostic(f'joint {resolved.name!r}: axis expressed_in '
+                                   f'{axis.expressed_in!r} is not a frame in its scope; the '
+                                   'axis is taken in the joint frame', owner.file, axis.line,
+                                   'POSE_RELATIVE_TO_INVALID'))
+    elif axis.expressed_in and axis.expressed_in != resolved.local:
         x_me = owner.pose(axis.expressed_in) if axis.expressed_in != MODEL_FRAME else np.eye(4)
         x_mj = owner.pose(resolved.local)
         xyz = x_mj[:3, :3].T @ x_me[:3, :3] @ xyz
@@ -190,13 +228,9 @@ def _all_models(model: SdfModel, prefix: str):
         yield from _all_models(nested, _scoped(prefix, nested.name))
 
 
-def to_scene(document: SdfWorld | SdfModel) -> Scene:
+def to_scene(document: SdfWorld | SdfModel, warnings: list[Diagnostic]) -> Scene:
     """Resolve ``document`` and build its scene. A model file is the model in a world."""
     if isinstance(document, SdfModel):
-        world = SdfWorld(document.name, document.file, document.line, document.version,
-                         models=[document])
-        return _Builder(world).scene(is_model_file=True)
-    return _Builder(document).scene(is_model_file=False)
-
-
-__all__ += ['WorldFrames']
+        document = SdfWorld(document.name, document.file, document.line, document.version,
+                            models=[document])
+    return _Builder(document, warnings).scene()
