@@ -509,6 +509,13 @@ def _all_tags(nodes: list[Node]) -> set[str]:
     return tags
 
 
+def _free_name(name: str, tags: set[str]) -> str:
+    """``world``/``base`` unless an element is tagged so (HEBI allows it): then ``world_``..."""
+    while name in tags:
+        name += '_'
+    return name
+
+
 def implicit_end_effector(file: str | None, version: Version,
                           warnings: list[Diagnostic]) -> Node:
     """The Custom end effector HEBI appends to files of version <= 1.1.0."""
@@ -519,14 +526,16 @@ def implicit_end_effector(file: str | None, version: Version,
 def build_model(root_attrs: Attrs, nodes: list[Node], name: str, file: str | None,
                 warnings: list[Diagnostic]) -> Model:
     """The model of a document's root attributes and node chain."""
-    builder = _Builder(file, warnings, _all_tags(nodes))
+    tags = _all_tags(nodes)
+    builder = _Builder(file, warnings, tags)
     rotation = root_attrs.rotation('rot')
     translation = root_attrs.translation('trans')
-    builder.links.append(Link(ROOT_LINK, line=root_attrs.line))
-    builder.links.append(Link(BASE_LINK, line=root_attrs.line))
-    builder.joints.append(Joint('base_joint', JointType.FIXED, ROOT_LINK, BASE_LINK,
+    root, base = _free_name(ROOT_LINK, tags), _free_name(BASE_LINK, tags)
+    builder.links.append(Link(root, line=root_attrs.line))
+    builder.links.append(Link(base, line=root_attrs.line))
+    builder.joints.append(Joint(f'{base}_joint', JointType.FIXED, root, base,
                                 _pose(_transform(rotation, translation)),
                                 line=root_attrs.line))
-    builder.chain(nodes, _Output(BASE_LINK, _EYE, None))
+    builder.chain(nodes, _Output(base, _EYE, None))
     return Model(name, tuple(builder.links), tuple(builder.joints), tuple(builder.frames),
                  source=file)

@@ -37,6 +37,7 @@ def test_kit_matches_hebi(golden: Path) -> None:
     data = json.loads(golden.read_text())
     result = load(source_of(golden))
     assert result.format == 'hrdf'
+    assert not result.warnings and not data['warnings']  # HEBI warns about none of them either
     tree = result.tree
     names = element_names(data)
     dofs = [names[e['index']] for e in data['elements'] if e['is_dof']]

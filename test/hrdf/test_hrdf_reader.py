@@ -150,6 +150,14 @@ def test_tags_that_look_like_default_names_do_not_clash(tmp_path: Path) -> None:
     assert 'actuator_0' in tree.links
 
 
+def test_tags_named_like_the_root_links_are_fine(tmp_path: Path) -> None:
+    path = _write(tmp_path, 'r.hrdf', '<robot version="1.6.0"><actuator type="X5-1" tag="base"/>'
+                  '<bracket type="X5LightLeft" tag="world"/></robot>')
+    tree = load(path).tree
+    assert tree.root == 'world_' and tree.dof_names == ('base',)
+    assert 'base_' in tree.links and 'world' in tree.links
+
+
 def test_meshes_local_file_url_and_missing(tmp_path: Path) -> None:
     _write(tmp_path, 'meshes/body.stl', 'solid x\nendsolid x\n')
     path = _write(tmp_path, 'm.hrdf', '<robot version="1.6.0">'
