@@ -1,12 +1,14 @@
 """Show a world (SDFormat world, SKEL world, any multi-model document) in rviz2 (ROS installs).
 
+    ros2 launch robot_formats world.launch.py                      # the bundled workcell
     ros2 launch robot_formats world.launch.py description_file:=/path/to/world.sdf
 
 description_publisher serves the whole world as one URDF tree rooted at ``world``: every model,
 nested models flattened with scoped names (``model::link``), on robot_description and TF.
 
 Arguments:
-    description_file      world file in any format robot_formats reads (required)
+    description_file      world file in any format robot_formats reads
+                          (default: examples/sdf/workcell.sdf, two URDF arms on a table)
     frame_prefix          prepended literally to every TF frame id (default: '')
     publish_joint_states  publish the current configuration on joint_states (default: true)
     fixed_frame           rviz2's fixed frame (default: world; add frame_prefix if you set one)
@@ -29,8 +31,8 @@ from launch_ros.substitutions import FindPackageShare
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare('robot_formats')
     arguments = [
-        DeclareLaunchArgument('description_file',
-                              description='world file in any format robot_formats reads'),
+        DeclareLaunchArgument('description_file', default_value=PathJoinSubstitution(
+            [share, 'examples', 'sdf', 'workcell.sdf'])),
         DeclareLaunchArgument('frame_prefix', default_value=''),
         DeclareLaunchArgument('publish_joint_states', default_value='true'),
         DeclareLaunchArgument('fixed_frame', default_value='world'),

@@ -175,7 +175,7 @@ def tessellate(geometry: Geometry, plane_size: float = 2.0,
 
 def _cropped_slab(size: np.ndarray, limit: float) -> np.ndarray:
     """A ground slab's size with its wide sides cut to ``limit``; other boxes unchanged."""
-    if size.min() < 0.05 * size.max() and size.max() > limit:
+    if size.min() < 0.02 * size.max() and size.max() > limit:
         thin = int(np.argmin(size))
         return np.array([v if i == thin else min(v, limit) for i, v in enumerate(size)])
     return size
