@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from lxml import etree
@@ -38,7 +37,7 @@ from ..model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType,
 from ..transforms import matrix_to_pose
 from .catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES, LINKS, compatible,
                         interface_name, link_inertia, link_mass)
-from .elements import Node
+from .elements import Node, is_file, resolve_relative
 from .values import Attrs, relative_path_is_absolute, rotation_about
 from .versions import Version
 
@@ -463,9 +462,8 @@ class _Builder:
                                         'be relative to the HRDF file', attrs.file, attrs.line,
                                         code='URI_INVALID')
             if '://' not in mesh_path:
-                base = Path(attrs.file).resolve().parent if attrs.file else Path.cwd()
-                target = (base / mesh_path).resolve()
-                if target.is_file():
+                target = resolve_relative(mesh_path, attrs.file)
+                if is_file(target):
                     return (Visual(Mesh(target.as_uri()), mesh_pose),)
                 attrs.warn(f'<rigid-body mesh_path={mesh_path!r}>: no such file ({target}); '
                            'drawn as simple shapes', 'HRDF_MESH_MISSING')

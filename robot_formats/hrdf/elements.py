@@ -197,6 +197,23 @@ def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
     return Node(kind, attrs, outputs, file=file)
 
 
+def resolve_relative(text: str, file: str | None) -> Path:
+    """``text`` relative to the directory of ``file`` (the including/owning HRDF file)."""
+    base = Path(file).resolve().parent if file else Path.cwd()
+    try:
+        return (base / text).resolve()
+    except (OSError, RuntimeError):  # symlink loops, names the OS refuses
+        return base / text
+
+
+def is_file(path: Path) -> bool:
+    """Path.is_file() that says False instead of raising for names the OS refuses."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _include(ctx: _Context, element: etree._Element, file: str | None, version: Version
              ) -> list[Node]:
     if not version.has('include'):
@@ -214,13 +231,12 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
                           'including file', file, element.sourceline, code='URI_INVALID')
     if not ctx.stack and ctx.root_file:
         ctx.stack.append(Path(ctx.root_file).resolve())
-    base = Path(file).resolve().parent if file else Path.cwd()
-    target = (base / text).resolve()
+    target = resolve_relative(text, file)
     if target in ctx.stack:
         chain = ' -> '.join(p.name for p in [*ctx.stack[ctx.stack.index(target):], target])
         raise CycleError(f'<include path={text!r}> forms an include cycle ({chain})', file,
                          element.sourceline, code='HRDF_INCLUDE_CYCLE')
-    if not target.is_file():
+    if not is_file(target):
         raise FileAccessError(f'<include path={text!r}>: no such file ({target})', file,
                               element.sourceline)
     root = read_xml(target)

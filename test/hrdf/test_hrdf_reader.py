@@ -69,6 +69,17 @@ def test_include_self_cycle_and_missing_file(tmp_path: Path) -> None:
     assert info.value.line == 3 and 'nope/part.hrdf' in info.value.message
 
 
+def test_include_and_mesh_names_the_os_refuses_are_format_errors(tmp_path: Path) -> None:
+    long_name = '9' * 400
+    path = _write(tmp_path, 'long.hrdf', f'<robot version="1.6.0"><include path="{long_name}"/>'
+                  '</robot>')
+    with pytest.raises(E.FileAccessError):
+        load(path)
+    path.write_text(f'<robot version="1.6.0"><rigid-body mass="1" mesh_path="{long_name}"/>'
+                    '</robot>')
+    assert any(w.code == 'HRDF_MESH_MISSING' for w in load(path).warnings)
+
+
 def test_include_of_other_version_warns_and_uses_its_own_rules(tmp_path: Path) -> None:
     _write(tmp_path, 'old.hrdf', '<robot><link type="X5" extension="0.1+0.2" twist="0"/></robot>')
     main = _write(tmp_path, 'main.hrdf', '<robot version="1.6.0"><actuator type="X5-1"/>'
