@@ -40,9 +40,15 @@ def _description_publisher() -> type[Node]:
     return DescriptionPublisher
 
 
+def _problem_server() -> type[Node]:
+    from .problem_server import ProblemServer
+    return ProblemServer
+
+
 #: Executable name (as in setup.py console_scripts) -> node class factory.
 EXECUTABLES: dict[str, Callable[[], type[Node]]] = {
     'description_publisher': _description_publisher,
+    'problem_server': _problem_server,
 }
 
 

@@ -39,6 +39,18 @@ class NodeInterface:
     module: str
     parameters: set[str] = field(default_factory=set)
     names: set[str] = field(default_factory=set)   #: topics, services, actions
+    #: names built at run time (f-strings), as regular expressions: ``f'{name}/x'`` -> ``.+/x``
+    patterns: set[str] = field(default_factory=set)
+
+    def publishes(self, topic: str, node_name: str) -> bool:
+        """Whether ``topic`` (absolute) is one of this node's names once resolved for a node
+        called ``node_name`` (absolute) in the root namespace."""
+        def absolute(name: str) -> str:
+            if name.startswith('~'):
+                return node_name + name[1:]
+            return name if name.startswith('/') else '/' + name
+        return (any(absolute(n) == topic for n in self.names)
+                or any(re.fullmatch(absolute(p), topic) for p in self.patterns))
 
 
 # --- nodes ------------------------------------------------------------------------------------
@@ -113,9 +125,11 @@ def _imported_node_modules(tree: ast.Module, module: str) -> set[str]:
 
 
 def node_interface(module: str) -> NodeInterface:
-    """Parameters and endpoint names declared by ``module`` and the node modules it imports."""
+    """Parameters and endpoint names declared by ``module`` and the helper modules of
+    ``robot_formats.nodes`` it imports (not other nodes' modules it borrows constants from)."""
     interface = NodeInterface(module)
-    pending, seen = [module], set()
+    other_nodes = set(console_scripts().values()) - {module}
+    pending, seen = [module], set(other_nodes)
     while pending:
         current = pending.pop()
         if current in seen:
@@ -135,11 +149,20 @@ def node_interface(module: str) -> NodeInterface:
                 _add_declared_group(call, constants, interface)
             elif name in _NAMED_ENDPOINTS:
                 index, keyword = _NAMED_ENDPOINTS[name]
-                text = _text(_argument(call, index, keyword), constants)
+                argument = _argument(call, index, keyword)
+                text = _text(argument, constants)
                 if text:
                     interface.names.add(text)
+                elif isinstance(argument, ast.JoinedStr):
+                    interface.patterns.add(_pattern(argument))
         pending.extend(_imported_node_modules(tree, current) - seen)
     return interface
+
+
+def _pattern(joined: ast.JoinedStr) -> str:
+    """A regular expression for an f-string name: literal parts kept, each ``{...}`` any text."""
+    return ''.join(re.escape(part.value) if isinstance(part, ast.Constant) else '.+'
+                   for part in joined.values)
 
 
 def _method_aliases(tree: ast.Module) -> dict[str, str]:

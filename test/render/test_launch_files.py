@@ -26,6 +26,7 @@ BRINGUP_FILES = [p for p in CONFIG_YAML if launch_check.is_bringup_file(p)]
 WORKFLOWS = {
     'display.launch.py': 'demo.yaml',
     'world.launch.py': 'world_bringup.yaml',
+    'problem.launch.py': 'problem_bringup.yaml',
 }
 
 
@@ -60,20 +61,19 @@ def test_rviz_configs_listen_where_the_nodes_publish(path):
     """Each rviz display's topic is published by a node of the same launch file."""
     tree = ast.parse(path.read_text(encoding='utf-8'))
     scripts = launch_check.console_scripts()
-    published = {'/tf', '/tf_static'}
-    for node in launch_check.launch_nodes(tree):
-        if node.package == 'robot_formats':
-            names = launch_check.node_interface(scripts[node.executable]).names
-            prefix = f'/{node.namespace.strip("/")}' if node.namespace else ''
-            published |= {n if n.startswith('/') else f'{prefix}/{n}' for n in names}
+    nodes = [(launch_check.node_interface(scripts[n.executable]), f'/{n.name or n.executable}')
+             for n in launch_check.launch_nodes(tree) if n.package == 'robot_formats']
+    assert all(not n.namespace for n in launch_check.launch_nodes(tree)), \
+        'namespaced nodes: resolve names in their namespace here first'
     configs = [p for p in _default_paths(tree) if p.suffix == '.rviz']
     assert configs, f'{path.name} has no default rviz configuration'
     for config in configs:
         topics = rviz_topics(yaml.safe_load(config.read_text(encoding='utf-8')))
         assert topics, f'{config.name}: no display reads a topic'
         for display, topic in topics:
-            assert topic in published, (f'{config.name}: display {display!r} reads {topic}, '
-                                        f'which no node of {path.name} publishes')
+            assert any(interface.publishes(topic, name) for interface, name in nodes), (
+                f'{config.name}: display {display!r} reads {topic}, which no node of '
+                f'{path.name} publishes')
 
 
 def _default_paths(tree: ast.Module) -> list[Path]:
@@ -186,3 +186,14 @@ def test_bringup_checker_reports_each_kind_of_mistake(tmp_path):
     assert "'robot_description'" not in problems and "'description_file'" not in problems
     path.write_text('nodes:\n  - executable: no_such_node\n', encoding='utf-8')
     assert 'unknown executable' in '\n'.join(launch_check.bringup_file_problems(path))
+
+
+def test_rviz_topic_resolution_can_fail():
+    interface = launch_check.node_interface('robot_formats.nodes.problem_server')
+    assert interface.publishes('/problem_server/markers', '/problem_server')
+    assert interface.publishes('/pr2/robot_description', '/problem_server')  # f'{name}/...'
+    assert not interface.publishes('/problem_server/markers', '/other_name')
+    assert not interface.publishes('/pr2/robot_descriptions', '/problem_server')
+    # borrowed constants do not make problem_server a description_publisher
+    assert 'initial_positions' not in interface.parameters
+    assert {'problem_file', 'mapping_file', 'strict', 'publish_frequency'} <= interface.parameters
