@@ -54,7 +54,9 @@ setup(
         'console_scripts': [
             'robot-formats = robot_formats.cli:main',
             'description_publisher = robot_formats.nodes.description_publisher:main',
+            'sim_controller = robot_formats.nodes.sim_controller:main',
             'problem_server = robot_formats.nodes.problem_server:main',
+            'motion_player = robot_formats.nodes.motion_player:main',
         ],
     },
 )

@@ -1,0 +1,529 @@
+"""``sim_controller``: ros2_control's joint controllers on a MuJoCo simulation of the robot.
+
+The embedded target for machines without Gazebo or ros2_control. It loads the robot from the
+``robot_description`` topic (or ``description_file``, read by any robot_formats reader), simulates
+it in MuJoCo (:mod:`robot_formats.mujoco_sim`: position servos, or the exact ``kinematic`` mode)
+and offers the interfaces of the controllers a real robot runs, with their semantics:
+
+* joint_trajectory_controller: ``<trajectory_controller>/joint_trajectory``
+  (trajectory_msgs/JointTrajectory) and ``<trajectory_controller>/follow_joint_trajectory``
+  (control_msgs/action/FollowJointTrajectory): the same validation and error text
+  (:mod:`robot_formats.trajectory`), splines, tolerances, feedback, cancel = hold position;
+* forward_command_controller: ``<forward_controller>/commands`` (std_msgs/Float64MultiArray,
+  one value per joint, in ``joints`` order; any other size is ignored with a warning);
+* ``joint_states`` (sensor_msgs/JointState) at ``publish_rate``: every simulated 1-DoF joint.
+
+See docs/controllers.md for parameters and every deviation from the real controllers.
+The node never parses XML itself and no bad message ends it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import signal
+from dataclasses import dataclass, field
+
+import numpy as np
+import rclpy
+from control_msgs.action import FollowJointTrajectory
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action.server import ServerGoalHandle
+from rclpy.executors import ExternalShutdownException
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
+from rclpy.task import Future
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from .. import trajectory as jtc
+from ..description import Description
+from ..errors import FormatError
+from ..mujoco_sim import MujocoRobot
+
+__all__ = ['SimController', 'main']
+
+#: robot_description as robot_state_publisher offers it.
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+Result = FollowJointTrajectory.Result
+
+
+def _guarded(callback):
+    """Log an unexpected exception of a callback (throttled) instead of ending the node."""
+    @functools.wraps(callback)
+    def guarded(self, *args):
+        try:
+            return callback(self, *args)
+        except Exception as err:  # noqa: BLE001 - nothing may take the node down
+            self.get_logger().error(f'internal error in {callback.__name__}: '
+                                    f'{type(err).__name__}: {err}', throttle_duration_sec=10.0)
+            return None
+    return guarded
+
+
+def _seconds(duration) -> float:
+    return duration.sec + duration.nanosec * 1e-9
+
+
+def _points(msg: JointTrajectory) -> list[jtc.Point]:
+    return [jtc.Point(_seconds(p.time_from_start), tuple(p.positions), tuple(p.velocities),
+                      tuple(p.accelerations), tuple(p.effort)) for p in msg.points]
+
+
+@dataclass
+class _ActiveGoal:
+    handle: ServerGoalHandle
+    done: Future
+    tolerances: jtc.SegmentTolerances
+    last_feedback: float = -math.inf
+
+
+@dataclass
+class _Motion:
+    """A trajectory being executed: pending until its first sample, as in JTC."""
+
+    points: list[jtc.Point]
+    stamp: float                      #: header.stamp in seconds; 0 = start at the first sample
+    tolerances: jtc.SegmentTolerances
+    goal: _ActiveGoal | None = None
+    trajectory: jtc.Trajectory | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class SimController(Node):
+    """MuJoCo robot + joint_trajectory_controller + forward_command_controller interfaces."""
+
+    def __init__(self, node_name: str = 'sim_controller', **kwargs) -> None:
+        super().__init__(node_name, **kwargs)
+        self._declare_parameters()
+        self.robot: MujocoRobot | None = None
+        self.joints: list[str] = []          #: controller joints (parameter order)
+        self._index = np.zeros(0, dtype=np.intp)  #: controller joint -> robot.joint_names index
+        self.targets = np.zeros(0)           #: set points of every actuated joint
+        self.motion: _Motion | None = None
+        self.defaults = jtc.SegmentTolerances((), ())
+        self.kinematic = self._mode() == 'kinematic'
+        self.reject_invalid = self._invalid_goal_response() == 'reject'
+        self._failures: dict[int, jtc.TrajectoryRejected] = {}
+        self._last_desired: jtc.Sample | None = None
+
+        self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
+        trajectory_ns = str(self.get_parameter('trajectory_controller').value).strip('/')
+        forward_ns = str(self.get_parameter('forward_controller').value).strip('/')
+        if trajectory_ns:
+            self.create_subscription(JointTrajectory, f'{trajectory_ns}/joint_trajectory',
+                                     self.trajectory_callback, 10)
+            self.action_server = ActionServer(
+                self, FollowJointTrajectory, f'{trajectory_ns}/follow_joint_trajectory',
+                execute_callback=self.execute_callback, goal_callback=self.goal_callback,
+                handle_accepted_callback=self.accepted_callback,
+                cancel_callback=self.cancel_callback)
+        if forward_ns:
+            self._commands_topic = f'{forward_ns}/commands'
+            self.create_subscription(Float64MultiArray, self._commands_topic,
+                                     self.commands_callback, 10)
+        path = str(self.get_parameter('description_file').value)
+        if path:
+            self._load_file(path)
+        else:
+            self.create_subscription(String, 'robot_description', self.description_callback,
+                                     LATCHED_QOS)
+            self.get_logger().info('waiting for robot_description')
+        self.create_timer(1.0 / self._rate('update_rate', 100.0), self.update)
+        self.create_timer(1.0 / self._rate('publish_rate', 50.0), self.publish_joint_states)
+        self._monitor_period = 1.0 / self._rate('action_monitor_rate', 20.0)
+
+    # --- parameters -------------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        def text(description: str) -> ParameterDescriptor:
+            return ParameterDescriptor(description=description, read_only=True)
+
+        declare = self.declare_parameter
+        declare('description_file', '', text('Robot file in any format robot_formats reads; '
+                                             'empty: use the robot_description topic.'))
+        declare('trajectory_controller', 'joint_trajectory_controller', text(
+            'Name (namespace) of the joint_trajectory_controller interfaces; empty: none.'))
+        declare('forward_controller', 'forward_position_controller', text(
+            'Name (namespace) of the forward_command_controller topic; empty: none.'))
+        declare('joints', Parameter.Type.STRING_ARRAY, text(
+            'Controlled joints, in command order; default: every independent 1-DoF joint.'))
+        declare('mode', 'servo', text("'servo' (MuJoCo position actuators) or 'kinematic' "
+                                      '(positions written exactly)'))
+        declare('update_rate', 100.0, text('Controller update rate, Hz.'))
+        declare('publish_rate', 50.0, text('joint_states rate, Hz.'))
+        declare('action_monitor_rate', 20.0, text('FollowJointTrajectory feedback rate, Hz.'))
+        declare('kp', 500.0, text('Servo stiffness (N m/rad or N/m).'))
+        declare('kv', 0.0, text('Servo damping; 0: critically damped from kp and armature.'))
+        declare('armature', 0.05, text('Rotor inertia added to every actuated joint.'))
+        declare('gravity_compensation', True, text('Compensate gravity on every body.'))
+        declare('timestep', 0.001, text('MuJoCo time step, s.'))
+        declare('allow_partial_joints_goal', False, text('As joint_trajectory_controller.'))
+        declare('allow_nonzero_velocity_at_trajectory_end', False, text(
+            'As joint_trajectory_controller.'))
+        declare('constraints.goal_time', 0.0, text('As joint_trajectory_controller.'))
+        declare('constraints.stopped_velocity_tolerance', 0.01, text(
+            'As joint_trajectory_controller (velocity errors are not checked with a position '
+            'command interface).'))
+        declare('invalid_goal_response', 'reject', text(
+            "'reject' (ros2_controllers: invalid goals are rejected) or 'abort' (accept, then "
+            'abort with INVALID_GOAL / INVALID_JOINTS / OLD_HEADER_TIMESTAMP and the reason)'))
+
+    def _rate(self, name: str, default: float) -> float:
+        value = float(self.get_parameter(name).value)
+        if not math.isfinite(value) or value <= 0:
+            self.get_logger().warning(f'{name} {value} is invalid; using {default} Hz')
+            return default
+        return value
+
+    def _choice(self, name: str, options: tuple[str, ...]) -> str:
+        value = str(self.get_parameter(name).value)
+        if value not in options:
+            self.get_logger().warning(f'{name} {value!r} is not one of {options}; using '
+                                      f'{options[0]!r}')
+            return options[0]
+        return value
+
+    def _mode(self) -> str:
+        return self._choice('mode', ('servo', 'kinematic'))
+
+    def _invalid_goal_response(self) -> str:
+        return self._choice('invalid_goal_response', ('reject', 'abort'))
+
+    def _param(self, name: str) -> float:
+        return float(self.get_parameter(name).value)
+
+    # --- loading ----------------------------------------------------------------------------
+    def _load_file(self, path: str) -> None:
+        try:
+            description = Description.load(path)
+        except FormatError as err:
+            self.get_logger().error(f'{err}; no robot to simulate')
+            return
+        self._load_urdf(description.urdf, path)
+
+    @_guarded
+    def description_callback(self, msg: String) -> None:
+        self._load_urdf(msg.data, None)
+
+    def _load_urdf(self, urdf: str, source: str | None) -> None:
+        try:
+            robot = MujocoRobot(urdf, source, kp=self._param('kp'),
+                                kv=self._param('kv') or None, armature=self._param('armature'),
+                                gravity_compensation=bool(
+                                    self.get_parameter('gravity_compensation').value),
+                                timestep=self._param('timestep'))
+        except FormatError as err:
+            self.get_logger().error(f'robot description refused: {err}')
+            return
+        except Exception as err:  # noqa: BLE001 - MuJoCo refusing a model must not end us
+            self.get_logger().error(f'MuJoCo cannot simulate this robot: {err}')
+            return
+        joints = list(self.get_parameter_or('joints', Parameter('joints', value=[])).value
+                      or robot.joint_names)
+        unknown = [j for j in joints if j not in robot.index]
+        if unknown or len(set(joints)) != len(joints):
+            self.get_logger().error(
+                f'parameter joints names {", ".join(unknown) or "a joint twice"}, but the '
+                f'simulated joints are {", ".join(robot.joint_names)}; not controlling')
+            return
+        for warning in robot.warnings:
+            self.get_logger().warning(str(warning))
+        self._abort_motion(jtc.INVALID_GOAL, 'Current goal cancelled: the robot description '
+                           'changed.')
+        robot.time = self._now()
+        self.robot, self.joints = robot, joints
+        self._index = np.array([robot.index[j] for j in joints], dtype=np.intp)
+        self.targets = robot.positions()
+        self.defaults = self._default_tolerances()
+        self.get_logger().info(
+            f'simulating {robot.scene.models[0].name} ({self._mode()} mode); controlling '
+            f'{", ".join(joints)}; ready')
+
+    def _default_tolerances(self) -> jtc.SegmentTolerances:
+        """constraints.<joint>.trajectory / .goal, declared once the joints are known."""
+        state, goal = [], []
+        for joint in self.joints:
+            values = []
+            for kind in ('trajectory', 'goal'):
+                name = f'constraints.{joint}.{kind}'
+                if not self.has_parameter(name):
+                    self.declare_parameter(name, 0.0, ParameterDescriptor(
+                        description='As joint_trajectory_controller.', read_only=True))
+                values.append(self._param(name))
+            state.append(jtc.StateTolerance(values[0]))
+            goal.append(jtc.StateTolerance(values[1]))
+        return jtc.SegmentTolerances(tuple(state), tuple(goal), self._param('constraints.goal_time'))
+
+    # --- time and state ---------------------------------------------------------------------
+    def _now(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _actual(self) -> tuple[np.ndarray, np.ndarray]:
+        assert self.robot is not None
+        return self.robot.positions()[self._index], self.robot.velocities()[self._index]
+
+    def _hold(self) -> None:
+        """Stay where the joints are now (JTC's set_hold_position)."""
+        self.motion = None
+        if self.robot is not None:
+            self.targets[self._index] = self._actual()[0]
+
+    # --- validation -------------------------------------------------------------------------
+    def _check(self, msg: JointTrajectory) -> jtc.TrajectoryRejected | None:
+        if self.robot is None:
+            return jtc.TrajectoryRejected(jtc.INVALID_GOAL, 'No robot is loaded yet.')
+        try:
+            jtc.validate(list(msg.joint_names), _points(msg), self.joints,
+                         start_time=msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
+                         now=self._now(),
+                         allow_partial_joints_goal=bool(
+                             self.get_parameter('allow_partial_joints_goal').value),
+                         allow_nonzero_velocity_at_trajectory_end=bool(self.get_parameter(
+                             'allow_nonzero_velocity_at_trajectory_end').value))
+        except jtc.TrajectoryRejected as rejection:
+            return rejection
+        return None
+
+    def _motion(self, msg: JointTrajectory, tolerances: jtc.SegmentTolerances) -> _Motion:
+        points = jtc.reorder(list(msg.joint_names), _points(msg), self.joints,
+                             self.targets[self._index])
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        return _Motion(points, stamp, tolerances)
+
+    # --- joint_trajectory topic ---------------------------------------------------------------
+    @_guarded
+    def trajectory_callback(self, msg: JointTrajectory) -> None:
+        rejection = self._check(msg)
+        if rejection is not None:
+            self.get_logger().error(rejection.message)
+            return
+        self._abort_motion(jtc.INVALID_GOAL, 'Current goal cancelled due to a new trajectory '
+                           'on the joint_trajectory topic.')
+        self.motion = self._motion(msg, self.defaults)
+
+    # --- FollowJointTrajectory ----------------------------------------------------------------
+    def goal_callback(self, goal: FollowJointTrajectory.Goal) -> GoalResponse:
+        try:
+            rejection = self._check(goal.trajectory)
+        except Exception as err:  # noqa: BLE001
+            self.get_logger().error(f'internal error validating a goal: {err!r}')
+            return GoalResponse.REJECT
+        if rejection is not None:
+            self.get_logger().error(rejection.message)
+            if self.reject_invalid:
+                return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    @_guarded
+    def accepted_callback(self, handle: ServerGoalHandle) -> None:
+        goal = handle.request
+        rejection = self._check(goal.trajectory)
+        if rejection is not None:
+            self._failures[id(handle)] = rejection
+            handle.execute()
+            return
+        self._abort_motion(jtc.INVALID_GOAL, 'Current goal cancelled due to new incoming '
+                           'action.')
+        tolerances = jtc.segment_tolerances(
+            self.defaults, self.joints,
+            [(t.name, t.position, t.velocity, t.acceleration) for t in goal.path_tolerance],
+            [(t.name, t.position, t.velocity, t.acceleration) for t in goal.goal_tolerance],
+            _seconds(goal.goal_time_tolerance))
+        for note in tolerances.notes:
+            self.get_logger().error(note)
+        self.motion = self._motion(goal.trajectory, tolerances)
+        self.motion.goal = _ActiveGoal(handle, Future(), tolerances)
+        handle.execute()
+
+    async def execute_callback(self, handle: ServerGoalHandle) -> Result:
+        failure = self._failures.pop(id(handle), None)
+        if failure is not None:
+            handle.abort()
+            return Result(error_code=failure.code, error_string=failure.message)
+        motion = self.motion
+        if motion is None or motion.goal is None or motion.goal.handle is not handle:
+            handle.abort()  # replaced before it started
+            return Result(error_code=jtc.INVALID_GOAL, error_string='Current goal cancelled '
+                          'due to new incoming action.')
+        return await motion.goal.done
+
+    def cancel_callback(self, handle: ServerGoalHandle) -> CancelResponse:
+        self.get_logger().info('Got request to cancel goal')
+        return CancelResponse.ACCEPT
+
+    def _finish(self, goal: _ActiveGoal, outcome: str, code: int, text: str) -> None:
+        """End a goal: succeed / abort / canceled, and hand its result to execute_callback."""
+        handle = goal.handle
+        try:
+            if outcome == 'succeed':
+                handle.succeed()
+            elif outcome == 'canceled':
+                if not handle.is_cancel_requested:
+                    # JTC marks a preempted goal CANCELED; the goal state machine needs the
+                    # cancel request first.
+                    handle._update_state(_rclpy.GoalEvent.CANCEL_GOAL)
+                handle.canceled()
+            else:
+                handle.abort()
+        except Exception:  # noqa: BLE001 - a state the goal cannot take: abort it instead
+            if handle.is_active:
+                handle.abort()
+        if not goal.done.done():
+            goal.done.set_result(Result(error_code=code, error_string=text))
+
+    def _abort_motion(self, code: int, text: str) -> None:
+        """A new command replaces the motion; its goal ends CANCELED with ``text`` (as JTC)."""
+        if self.motion is not None and self.motion.goal is not None:
+            self._finish(self.motion.goal, 'canceled', code, text)
+        self.motion = None
+
+    # --- forward_command_controller --------------------------------------------------------------
+    @_guarded
+    def commands_callback(self, msg: Float64MultiArray) -> None:
+        if self.robot is None:
+            self.get_logger().warning('command ignored: no robot is loaded yet',
+                                      throttle_duration_sec=5.0)
+            return
+        data = np.asarray(msg.data, dtype=float)
+        if data.size != len(self.joints):
+            self.get_logger().error(f'command size ({data.size}) does not match number of '
+                                    f'interfaces ({len(self.joints)})',
+                                    throttle_duration_sec=1.0)
+            return
+        if not np.isfinite(data).all():
+            self.get_logger().error('command ignored: non-finite values',
+                                    throttle_duration_sec=1.0)
+            return
+        self._abort_motion(jtc.INVALID_GOAL, 'Current goal cancelled due to a command on '
+                           f'{self._commands_topic}.')
+        self.targets[self._index] = data
+
+    # --- the control loop -------------------------------------------------------------------
+    @_guarded
+    def update(self) -> None:
+        robot = self.robot
+        if robot is None:
+            return
+        now = self._now()
+        if not self.kinematic:
+            robot.step_until(now)
+        motion = self.motion
+        if motion is not None and motion.goal is not None and \
+                motion.goal.handle.is_cancel_requested:
+            self.get_logger().info('Canceling active action goal because cancel callback '
+                                   'received.')
+            goal = motion.goal
+            self._hold()
+            self._finish(goal, 'canceled', jtc.SUCCESSFUL, '')
+            motion = None
+        if motion is not None:
+            self._follow(motion, now)
+        if self.kinematic:
+            robot.set_exact(self.targets)
+        else:
+            robot.set_targets(self.targets)
+
+    def _follow(self, motion: _Motion, now: float) -> None:
+        actual, velocity = self._actual()
+        first_sample = motion.trajectory is None
+        if first_sample:
+            motion.trajectory = jtc.Trajectory(motion.points, motion.stamp or now, now, actual,
+                                               velocity)
+        desired = motion.trajectory.sample(now)
+        if desired is None:
+            return
+        if self.kinematic:
+            actual = desired.positions  # written exactly this cycle
+        error = jtc.position_errors(desired.positions, actual,
+                                    self.robot.wraps[self._index])
+        tolerances = motion.tolerances
+        before_last = not desired.past_end
+        path_violated = (before_last or first_sample) and not all(
+            jtc.within_tolerance(t, e) for t, e in zip(tolerances.state, error))
+        outside_goal = not before_last and not all(
+            jtc.within_tolerance(t, e) for t, e in zip(tolerances.goal, error))
+        late = now - motion.trajectory.end_time
+        within_goal_time = not (outside_goal and tolerances.goal_time != 0.0
+                                and late > tolerances.goal_time)
+        if not path_violated and within_goal_time:
+            self.targets[self._index] = desired.positions
+        goal = motion.goal
+        if goal is not None:
+            self._feedback(goal, now, desired, actual, velocity, error)
+        if path_violated:
+            self.get_logger().warning('Aborted due to state tolerance violation' if goal else
+                                      'Holding position due to state tolerance violation')
+            self._hold()
+            if goal is not None:
+                self._finish(goal, 'abort', jtc.PATH_TOLERANCE_VIOLATED,
+                             'Aborted due to path tolerance violation')
+        elif not before_last and not outside_goal:
+            self.motion = None  # the last point's positions stay the set point
+            if goal is not None:
+                self.get_logger().info('Goal reached, success!')
+                self._finish(goal, 'succeed', jtc.SUCCESSFUL, 'Goal successfully reached!')
+        elif not within_goal_time:
+            text = f'Aborted due to goal_time_tolerance exceeding by {late:f} seconds'
+            self.get_logger().warning(text)
+            self._hold()
+            if goal is not None:
+                self._finish(goal, 'abort', jtc.GOAL_TOLERANCE_VIOLATED, text)
+
+    def _feedback(self, goal: _ActiveGoal, now: float, desired: jtc.Sample,
+                  actual: np.ndarray, velocity: np.ndarray, error: np.ndarray) -> None:
+        if now - goal.last_feedback < self._monitor_period * 0.999:
+            return
+        goal.last_feedback = now
+        feedback = FollowJointTrajectory.Feedback()
+        feedback.header.stamp = self.get_clock().now().to_msg()
+        feedback.joint_names = list(self.joints)
+        feedback.desired = JointTrajectoryPoint(
+            positions=desired.positions.tolist(), velocities=desired.velocities.tolist(),
+            accelerations=desired.accelerations.tolist())
+        feedback.actual = JointTrajectoryPoint(positions=np.asarray(actual).tolist(),
+                                               velocities=velocity.tolist())
+        feedback.error = JointTrajectoryPoint(positions=error.tolist(),
+                                              velocities=(desired.velocities - velocity).tolist())
+        goal.handle.publish_feedback(feedback)
+
+    @_guarded
+    def publish_joint_states(self) -> None:
+        if self.robot is None:
+            return
+        positions, velocities = self.robot.all_positions(), self.robot.all_velocities()
+        msg = JointState()
+        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.name = list(positions)
+        msg.position = list(positions.values())
+        msg.velocity = [velocities[n] for n in positions]
+        self.joint_states_pub.publish(msg)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main(args: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
+    try:
+        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
+            node = SimController()
+            try:
+                rclpy.spin(node)
+            except KeyboardInterrupt:
+                pass
+            node.destroy_node()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
