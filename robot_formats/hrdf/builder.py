@@ -24,6 +24,7 @@ by ``<robot rot trans>`` as HEBI's forward kinematics place the robot's base.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -51,6 +52,9 @@ _TANGERINE = Material('hebi_tangerine', (0.91, 0.43, 0.218, 1.0))
 _SILVER = Material('hebi_silver', (0.6, 0.6, 0.6, 1.0))
 _LINK_RADIUS = 0.016   # hebi_description link.xacro tube radius
 _INERTIA_NAMES = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
+#: Attributes that change an element's mass properties (absent: the library's values).
+_MASS_ATTRIBUTES = frozenset({'mass', 'mass_offset', 'com_rot', 'com_trans', 'com_trans_offset',
+                              *_INERTIA_NAMES})
 Interface = tuple[str, str] | None
 
 
@@ -94,7 +98,7 @@ class _Output:
     """Where the next element attaches: a link, the pose in it, and the interface offered."""
 
     link: str
-    pose: np.ndarray
+    pose: Pose                   # of the output in ``link``
     interface: Interface
     owner: Node | None = None
     ended: bool = False          # an end effector: nothing may follow
@@ -191,7 +195,7 @@ class _Builder:
         self.index += 1
         name = self.name_for(node, index)
         self.joints.append(Joint(f'{name}/input', JointType.FIXED, previous.link, name,
-                                 _pose(previous.pose), line=node.line))
+                                 previous.pose, line=node.line))
         kind = node.kind
         if kind == 'actuator':
             return self._actuator_element(node, name)
@@ -203,13 +207,14 @@ class _Builder:
         self.links.append(Link(name, self._inertial(node, body), body.visuals, line=node.line))
         out_interface = self._output_interface(node)
         if node.outputs is not None:
-            for k, ((_, sub), pose) in enumerate(zip(node.outputs, body.outputs)):
+            for k, ((_, sub), matrix) in enumerate(zip(node.outputs, body.outputs)):
                 frame = f'{name}/output' if k == 0 else f'{name}/output{k}'
-                self.frames.append(Frame(frame, name, _pose(pose), line=node.line))
+                pose = _pose(matrix)
+                self.frames.append(Frame(frame, name, pose, line=node.line))
                 self.chain(sub, _Output(name, pose, out_interface, node))
-            return _Output(name, _EYE, out_interface, node, branched=True)
-        pose = body.outputs[0]
-        self.frames.append(Frame(f'{name}/output', name, _pose(pose), line=node.line))
+            return _Output(name, IDENTITY, out_interface, node, branched=True)
+        pose = _pose(body.outputs[0])
+        self.frames.append(Frame(f'{name}/output', name, pose, line=node.line))
         return _Output(name, pose, out_interface, node, ended=kind == 'end-effector')
 
     def _output_interface(self, node: Node) -> Interface:
@@ -231,7 +236,7 @@ class _Builder:
                                  Pose((0.0, 0.0, spec.height)), (0.0, 0.0, 1.0),
                                  limits=(Limits(None, None, spec.max_effort, spec.max_speed),),
                                  line=node.line))
-        return _Output(output, _EYE, (f'{spec.interface}-AO', 'A'), node)
+        return _Output(output, IDENTITY, (f'{spec.interface}-AO', 'A'), node)
 
     def _joint_element(self, node: Node, name: str) -> _Output:
         attrs = node.attrs
@@ -266,7 +271,7 @@ class _Builder:
             else:
                 self.joints.append(Joint(output, kind, name, output, axis=axis,
                                          mimic=Mimic(name, 1.0 / ratio, 0.0), line=node.line))
-        return _Output(output, _EYE, None, node)
+        return _Output(output, IDENTITY, None, node)
 
     # --- static elements --------------------------------------------------------------------
     def _link_body(self, node: Node) -> _Body:
@@ -351,6 +356,12 @@ class _Builder:
     def _inertial(self, node: Node, body: _Body) -> Inertial | None:
         attrs = node.attrs
         mass = body.mass
+        if not _MASS_ATTRIBUTES.intersection(attrs.element.attrib):  # library values only
+            if not math.isfinite(mass) or mass < 0.0:
+                return self._unphysical(node, mass)
+            com = body.com
+            return Inertial(mass, Pose((float(com[0]), float(com[1]), float(com[2]))),
+                            body.inertia)
         if attrs.get('mass') is not None and attrs.get('mass_offset') is not None:
             raise SchemaError(f'<{node.kind}> has both mass and mass_offset; give one',
                               attrs.file, attrs.line, code='HRDF_MASS_AND_OFFSET')
@@ -376,11 +387,15 @@ class _Builder:
                     raise attrs.invalid(moment, attrs.get(moment) or '', 'not a finite number')
                 inertia[i] = value
         if not math.isfinite(mass) or mass < 0.0:
-            attrs.warn(f'<{node.kind}> has mass {mass!r}; HEBI accepts it, but no physical body '
-                       'has it, so this body is written without mass properties',
-                       'HRDF_UNPHYSICAL_MASS')
-            return None
+            return self._unphysical(node, mass)
         return Inertial(mass, _pose(_transform(com_rot, com)), tuple(inertia))
+
+    @staticmethod
+    def _unphysical(node: Node, mass: float) -> None:
+        node.attrs.warn(f'<{node.kind}> has mass {mass!r}; HEBI accepts it, but no physical '
+                        'body has it, so this body is written without mass properties',
+                        'HRDF_UNPHYSICAL_MASS')
+        return None
 
     def _finite(self, attrs: Attrs, name: str) -> float:
         value = attrs.formula(name)
@@ -438,6 +453,7 @@ class _Builder:
 
     # --- visuals ----------------------------------------------------------------------------
     @staticmethod
+    @functools.lru_cache(maxsize=None)
     def _actuator_visuals(spec) -> tuple[Visual, ...]:
         length, width = spec.outline
         material = _RED if spec.name.startswith('X') else (
@@ -534,6 +550,6 @@ def build_model(root_attrs: Attrs, nodes: list[Node], name: str, file: str | Non
     builder.joints.append(Joint(f'{base}_joint', JointType.FIXED, root, base,
                                 _pose(_transform(rotation, translation)),
                                 line=root_attrs.line))
-    builder.chain(nodes, _Output(base, _EYE, None))
+    builder.chain(nodes, _Output(base, IDENTITY, None))
     return Model(name, tuple(builder.links), tuple(builder.joints), tuple(builder.frames),
                  source=file)

@@ -73,6 +73,10 @@ class _Context:
     warnings: list[Diagnostic]
     stack: list[Path] = field(default_factory=list)   # include chain, for cycles
     root_file: str | None = None                       # resolved on the first include only
+    #: (including file, path text) -> (resolved target, parsed root): a part included several
+    #: times (a hexapod's six legs) is resolved and parsed once per document.
+    parsed: dict[tuple[str | None, str], tuple[Path, etree._Element | None]] = field(
+        default_factory=dict)
 
 
 def root_version(root: etree._Element, file: str | None) -> tuple[Version, bool]:
@@ -231,15 +235,20 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
                           'including file', file, element.sourceline, code='URI_INVALID')
     if not ctx.stack and ctx.root_file:
         ctx.stack.append(Path(ctx.root_file).resolve())
-    target = resolve_relative(text, file)
+    key = (file, text)
+    if key not in ctx.parsed:
+        ctx.parsed[key] = (resolve_relative(text, file), None)
+    target, root = ctx.parsed[key]
     if target in ctx.stack:
         chain = ' -> '.join(p.name for p in [*ctx.stack[ctx.stack.index(target):], target])
         raise CycleError(f'<include path={text!r}> forms an include cycle ({chain})', file,
                          element.sourceline, code='HRDF_INCLUDE_CYCLE')
-    if not is_file(target):
-        raise FileAccessError(f'<include path={text!r}>: no such file ({target})', file,
-                              element.sourceline)
-    root = read_xml(target)
+    if root is None:
+        if not is_file(target):
+            raise FileAccessError(f'<include path={text!r}>: no such file ({target})', file,
+                                  element.sourceline)
+        root = read_xml(target)
+        ctx.parsed[key] = (target, root)
     child_version, _ = root_version(root, str(target))
     if child_version != version:
         ctx.warnings.append(Diagnostic(

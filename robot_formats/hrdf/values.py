@@ -17,6 +17,7 @@ we, with a warning whenever a value is not a plain number.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,8 @@ __all__ = ['Attrs', 'rotation_about', 'ROTATION_TOLERANCE']
 #: Largest |R·Rᵀ − I| entry accepted for a 9-number rotation (HEBI: 1e-6 accepted, 1e-5 not).
 ROTATION_TOLERANCE = 5e-6
 _AXIS_INDEX = {'x': 0, 'y': 1, 'z': 2}
+#: A plain decimal number (optionally signed): same value as a formula in every version.
+_SIMPLE_NUMBER = re.compile(r'-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
 
 
 def rotation_about(axis: str, angle: float) -> np.ndarray:
@@ -77,6 +80,8 @@ class Attrs:
         text = self.get(name)
         if text is None:
             return default
+        if _SIMPLE_NUMBER.fullmatch(text):  # the common case: no formula to parse
+            return float(text)
         if not self.version.has_formulas:
             value = leading_number(text)
             if not is_plain_number(text.strip()):
