@@ -110,7 +110,7 @@ class RobotView:
         solver = description.solver
         self.moving_plan = solver.plan(np.arange(len(solver.moving), dtype=np.intp))
         self.moving_wire = TfMessageTemplate([(self.frame(p), self.frame(c))
-                                              for p, c in solver.pairs])
+                                              for p, c in self.moving_plan.pairs])
         self.world_frames = {self.frame(n): basepose @ m
                              for n, m in tree.forward(self.positions).items()}
 
