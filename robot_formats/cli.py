@@ -18,6 +18,7 @@ import numpy as np
 
 from . import formats
 from .errors import FormatError
+from .info_details import dof_notes, scene_notes
 from .kinematics import KinematicTree
 from .model import dof_names
 from .transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
@@ -177,10 +178,14 @@ def _cmd_info(args: argparse.Namespace) -> int:
     print(f'  joints by kind: {", ".join(f"{k} {v}" for k, v in kinds.items()) or "none"}')
     print(f'  degrees of freedom ({len(tree.dof_names)}, the order of --positions):')
     q0 = tree.positions_vector()
+    notes = dof_notes(tree)
     for index, name in enumerate(tree.dof_names):
-        print(f'    {index:3d} {name} = {q0[index]:g}')
+        note = f'  ({notes[name]})' if name in notes else ''
+        print(f'    {index:3d} {name} = {q0[index]:g}{note}')
     if scene.physics:
         print('  physics: ' + ', '.join(f'{k}={v}' for k, v in scene.physics.items()))
+    for line in scene_notes(tree):
+        print(f'  {line}')
     print(f'  frames ({len(tree.order) + 1}):')
     _print_tree(tree)
     return EXIT_OK

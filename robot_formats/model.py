@@ -29,7 +29,7 @@ __all__ = [
     'Vec3', 'Pose', 'IDENTITY', 'Box', 'Cylinder', 'Sphere', 'Ellipsoid', 'Capsule', 'Cone',
     'Plane', 'Mesh', 'Geometry', 'Material', 'Visual', 'Collision', 'Inertial', 'Link',
     'JointType', 'Limits', 'Dynamics', 'Mimic', 'Joint', 'Frame', 'Model', 'Scene',
-    'DOF_SUFFIXES', 'dof_count', 'dof_names', 'WORLD',
+    'DOF_SUFFIXES', 'dof_count', 'dof_names', 'WORLD', 'SoftBody', 'DofDynamics', 'ACTUATORS',
 ]
 
 Vec3 = tuple[float, float, float]
@@ -168,12 +168,37 @@ class Inertial:
 
 
 @dataclass(frozen=True, slots=True)
+class SoftBody:
+    """A deformable skin on a link (DART's ``<soft_shape>``): ``total_mass`` spread over point
+    masses on the surface of ``geometry`` (placed at ``origin`` in the link frame), held by
+    springs to their rest positions (``vertex_stiffness``, DART's kv) and to their neighbours
+    (``edge_stiffness``, ke), with ``damping`` (damp). ``resolution`` is the surface mesh
+    density as written: box ``frags`` (x, y, z); ellipsoid/sphere (slices, stacks); cylinder
+    (slices, stacks, rings). None: not stated (the simulator's default applies). Kinematics
+    ignore it; it is kept so nothing the file says is lost."""
+
+    geometry: Geometry
+    origin: Pose = IDENTITY
+    total_mass: float = 0.0
+    vertex_stiffness: float | None = None
+    edge_stiffness: float | None = None
+    damping: float | None = None
+    resolution: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Link:
+    """A rigid body. ``gravity`` False: gravity does not act on it (DART/SDFormat body flag);
+    ``self_collide`` as the source states it (None: not stated); ``soft``: a deformable skin."""
+
     name: str
     inertial: Inertial | None = None
     visuals: tuple[Visual, ...] = ()
     collisions: tuple[Collision, ...] = ()
     line: int | None = None
+    gravity: bool = True
+    self_collide: bool | None = None
+    soft: SoftBody | None = None
 
 
 # --- joints ---------------------------------------------------------------------------------------
@@ -228,6 +253,28 @@ class Dynamics:
 
 
 @dataclass(frozen=True, slots=True)
+class DofDynamics:
+    """Simulation parameters of one coordinate beyond URDF's joint-wide ``<dynamics>``/
+    ``<limit>`` (DART states them per DoF): viscous ``damping``, Coulomb ``friction``, a spring
+    (``spring_stiffness`` towards ``rest_position``), and lower/upper bounds of velocity,
+    acceleration and force (None = unbounded). Kinematics ignore them."""
+
+    damping: float = 0.0
+    friction: float = 0.0
+    spring_stiffness: float = 0.0
+    rest_position: float = 0.0
+    velocity_limits: tuple[float | None, float | None] = (None, None)
+    acceleration_limits: tuple[float | None, float | None] = (None, None)
+    force_limits: tuple[float | None, float | None] = (None, None)
+
+
+#: How a joint is driven (DART's actuator types): ``force`` (commanded effort, DART's default),
+#: ``passive`` (not actuated), ``servo`` (velocity command within the force limits),
+#: ``acceleration`` and ``velocity`` (prescribed motion), ``locked`` (held still).
+ACTUATORS = ('force', 'passive', 'servo', 'acceleration', 'velocity', 'locked')
+
+
+@dataclass(frozen=True, slots=True)
 class Mimic:
     """This 1-DoF joint follows ``joint``: q = multiplier · q_joint + offset."""
 
@@ -252,6 +299,8 @@ class Joint:
     axis_order: str = 'xyz'           #: euler joints: rotation axes in order
     pitch: float = 0.0                #: screw joints: translation per full turn
     line: int | None = None
+    actuator: str | None = None       #: one of :data:`ACTUATORS`; None: not stated
+    dof_dynamics: tuple[DofDynamics, ...] = ()  #: one per DoF, or empty for none stated
 
     @property
     def dof_count(self) -> int:
@@ -301,7 +350,8 @@ class Model:
 
     ``pose`` places the model in its scene (ignored for single-model documents that are not
     worlds, e.g. URDF). Joints may name ``world`` as parent to attach to the scene root.
-    ``initial_positions`` maps DoF names (see :func:`dof_names`) to values.
+    ``initial_positions`` and ``initial_velocities`` map DoF names (see :func:`dof_names`) to
+    values (a DoF not mentioned starts at 0).
     """
 
     name: str
@@ -313,6 +363,7 @@ class Model:
     initial_positions: Mapping[str, float] = field(default_factory=dict)
     materials: Mapping[str, Material] = field(default_factory=dict)
     source: str | None = None
+    initial_velocities: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

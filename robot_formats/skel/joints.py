@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from lxml import etree
 
-from ..errors import InvalidValueError, SchemaError, UnsupportedError
-from ..model import DOF_SUFFIXES, Dynamics, JointType, Limits, Vec3
+from ..errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
+from ..model import DOF_SUFFIXES, DofDynamics, Dynamics, JointType, Limits, Vec3
 from ..xmlsafe import attr_float, local_name, required_attr
 from .values import Ctx, child, number, require, transformation, vector
 
@@ -31,6 +31,18 @@ _KINDS = {
 }
 _UNBUILDABLE = ('screw', 'translational2d')
 _AXIS_TAGS = ('axis', 'axis2', 'axis3')
+#: How many ``<axis*>`` elements DART 6.20 reads limits and dynamics from, by kind (measured:
+#: ball and free joints ignore them; their coordinates are set through ``<dof>`` only).
+_AXES_READ = {JointType.REVOLUTE: 1, JointType.CONTINUOUS: 1, JointType.PRISMATIC: 1,
+              JointType.UNIVERSAL: 2, JointType.EULER: 3, JointType.TRANSLATIONAL: 3,
+              JointType.PLANAR: 3}
+_DYNAMICS_TAGS = (('damping', 'damping'), ('friction', 'friction'),
+                  ('spring_rest_position', 'rest'), ('spring_stiffness', 'stiffness'))
+_BOUNDED = ('velocity', 'acceleration', 'force')
+#: ``actuator=`` values DART 6.20 reads; ``torque`` is the spec's name for ``force`` (DART
+#: itself rejects the word with an error and keeps its default, force: the same result).
+_ACTUATORS = {'force': 'force', 'torque': 'force', 'passive': 'passive', 'servo': 'servo',
+              'acceleration': 'acceleration', 'velocity': 'velocity', 'locked': 'locked'}
 _PLANES = {'xy': ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)), 'yz': ((0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
            'zx': ((0.0, 0.0, 1.0), (1.0, 0.0, 0.0))}
 
@@ -51,6 +63,9 @@ class RawJoint:
     limits: list[Limits] = field(default_factory=list)
     dynamics: Dynamics | None = None
     initial: list[float] = field(default_factory=list)
+    velocities: list[float] = field(default_factory=list)
+    actuator: str = 'force'
+    dof_dynamics: list[DofDynamics] = field(default_factory=list)
 
     @property
     def dofs(self) -> int:
@@ -118,51 +133,105 @@ def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
 
 
 def _limits_and_dynamics(ctx: Ctx, element: etree._Element, raw: RawJoint) -> None:
-    lower = [-math.inf] * raw.dofs
-    upper = [math.inf] * raw.dofs
-    for index, tag in enumerate(_AXIS_TAGS[:raw.dofs]):
+    """Per-DoF position limits, dynamics, bounds, initial positions and velocities.
+
+    Sources in DART's order of precedence: ``<axis*>`` (only for the kinds DART reads them
+    for, see :data:`_AXES_READ`), then ``<init_pos>``/``<init_vel>``, then ``<dof>`` elements,
+    which override entries of both."""
+    dofs = [_DofValues() for _ in range(raw.dofs)]
+    for index, tag in enumerate(_AXIS_TAGS[:_AXES_READ.get(raw.kind, 0)]):
         axis = child(element, tag)
-        if axis is None:
-            continue
-        limit = child(axis, 'limit')
-        if limit is not None:
-            for bound, values in (('lower', lower), ('upper', upper)):
-                sub = child(limit, bound)
-                if sub is not None:
-                    values[index] = number(ctx, sub, allow_inf=True)
-        dyn = child(axis, 'dynamics')
-        if dyn is not None and raw.dynamics is None:
-            parts = [child(dyn, t) for t in ('damping', 'friction')]
-            raw.dynamics = Dynamics(*(number(ctx, p) if p is not None else 0.0 for p in parts))
-    raw.initial = [0.0] * raw.dofs
-    init = child(element, 'init_pos')
-    if init is not None:
-        values = vector(ctx, init, None) if (init.text or '').strip() else ()
-        if len(values) != raw.dofs:
-            raise InvalidValueError(f'{raw.kind.value} joint {raw.name!r} has {raw.dofs} '
-                                    f'degrees of freedom but <init_pos> gives {len(values)} '
-                                    'values', ctx.file, init.sourceline)
-        raw.initial = list(values)
+        if axis is not None:
+            _axis_values(ctx, axis, dofs[index])
+    raw.initial = _initial_vector(ctx, element, 'init_pos', raw)
+    raw.velocities = _initial_vector(ctx, element, 'init_vel', raw)
     for dof in (d for d in element if local_name(d) == 'dof'):
         index = _dof_index(ctx, dof, raw)
-        position = child(dof, 'position')
-        if position is None:
-            continue
-        lower[index] = attr_float(position, 'lower', ctx.file, lower[index]) \
-            if position.get('lower') is not None else lower[index]
-        upper[index] = attr_float(position, 'upper', ctx.file, upper[index]) \
-            if position.get('upper') is not None else upper[index]
-        if position.get('initial') is not None:
-            raw.initial[index] = attr_float(position, 'initial', ctx.file)
-    for lo, hi in zip(lower, upper):
-        if lo > hi:
-            raise InvalidValueError(f'joint {raw.name!r}: lower limit {lo} is above upper '
-                                    f'limit {hi}', ctx.file, raw.line)
-    if any(math.isfinite(v) for v in lower + upper):
-        raw.limits = [Limits(lo if math.isfinite(lo) else None, hi if math.isfinite(hi) else None)
-                      for lo, hi in zip(lower, upper)]
+        _dof_values(ctx, dof, dofs[index], raw, index)
+    for values in dofs:
+        if values.position[0] > values.position[1]:
+            raise InvalidValueError(f'joint {raw.name!r}: lower limit {values.position[0]} is '
+                                    f'above upper limit {values.position[1]}', ctx.file, raw.line)
+    raw.dof_dynamics = [values.dynamics() for values in dofs]
+    stated = next((v for v in dofs if v.damping_stated or v.friction_stated), None)
+    if stated is not None:
+        raw.dynamics = Dynamics(stated.damping, stated.friction)
+    if any(math.isfinite(bound) for v in dofs for bound in v.position):
+        raw.limits = [Limits(*(b if math.isfinite(b) else None for b in v.position))
+                      for v in dofs]
     elif raw.kind is JointType.REVOLUTE:
         raw.kind = JointType.CONTINUOUS  # unlimited hinge: the model's name for it
+
+
+class _DofValues:
+    """What the file says about one coordinate; DART's defaults where it says nothing."""
+
+    def __init__(self) -> None:
+        self.position = [-math.inf, math.inf]
+        self.bounds = {kind: [-math.inf, math.inf] for kind in _BOUNDED}
+        self.damping = self.friction = self.stiffness = self.rest = 0.0
+        self.damping_stated = self.friction_stated = False
+
+    def dynamics(self) -> DofDynamics:
+        def pair(bounds: list[float]) -> tuple[float | None, float | None]:
+            return tuple(b if math.isfinite(b) else None for b in bounds)  # type: ignore
+        return DofDynamics(self.damping, self.friction, self.stiffness, self.rest,
+                           pair(self.bounds['velocity']), pair(self.bounds['acceleration']),
+                           pair(self.bounds['force']))
+
+
+def _axis_values(ctx: Ctx, axis: etree._Element, values: _DofValues) -> None:
+    """``<limit>`` lower/upper, ``<dynamics>``, and the old ``<damping>`` directly in the axis
+    (DART still reads it, with a deprecation warning; ``<dynamics><damping>`` wins)."""
+    limit = child(axis, 'limit')
+    if limit is not None:
+        for side, tag in enumerate(('lower', 'upper')):
+            sub = child(limit, tag)
+            if sub is not None:
+                values.position[side] = number(ctx, sub, allow_inf=True)
+    old_damping = child(axis, 'damping')
+    if old_damping is not None:
+        values.damping, values.damping_stated = number(ctx, old_damping), True
+    dynamics = child(axis, 'dynamics')
+    if dynamics is None:
+        return
+    for tag, attribute in _DYNAMICS_TAGS:
+        sub = child(dynamics, tag)
+        if sub is not None:
+            setattr(values, attribute, number(ctx, sub))
+            if attribute in ('damping', 'friction'):
+                setattr(values, attribute + '_stated', True)
+
+
+def _initial_vector(ctx: Ctx, element: etree._Element, tag: str, raw: RawJoint) -> list[float]:
+    """``<init_pos>``/``<init_vel>``: exactly one value per DoF (DART reads garbage past a short
+    vector and silently drops extra values; both are mistakes in the file)."""
+    sub = child(element, tag)
+    if sub is None:
+        return [0.0] * raw.dofs
+    values = vector(ctx, sub, None) if (sub.text or '').strip() else ()
+    if len(values) != raw.dofs:
+        raise InvalidValueError(f'{raw.kind.value} joint {raw.name!r} has {raw.dofs} degrees of '
+                                f'freedom but <{tag}> gives {len(values)} values', ctx.file,
+                                sub.sourceline)
+    return list(values)
+
+
+def _dof_values(ctx: Ctx, dof: etree._Element, values: _DofValues, raw: RawJoint,
+                index: int) -> None:
+    """``<dof>``: ``<position|velocity|acceleration|force lower upper initial>``; an initial
+    position or velocity overrides init_pos/init_vel (DART ignores the other initial values)."""
+    for kind in ('position', *_BOUNDED):
+        sub = child(dof, kind)
+        if sub is None:
+            continue
+        bounds = values.position if kind == 'position' else values.bounds[kind]
+        for side, attribute in enumerate(('lower', 'upper')):
+            if sub.get(attribute) is not None:
+                bounds[side] = attr_float(sub, attribute, ctx.file)
+        if sub.get('initial') is not None and kind in ('position', 'velocity'):
+            target = raw.initial if kind == 'position' else raw.velocities
+            target[index] = attr_float(sub, 'initial', ctx.file)
 
 
 def _dof_index(ctx: Ctx, dof: etree._Element, raw: RawJoint) -> int:
@@ -195,6 +264,22 @@ def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint:
     raw = RawJoint(name, kind, _name_of(ctx, element, 'parent', name),
                    _name_of(ctx, element, 'child', name),
                    transformation(ctx, child(element, 'transformation')), element.sourceline)
+    raw.actuator = _actuator(ctx, element, name)
     _axes(ctx, element, raw)
     _limits_and_dynamics(ctx, element, raw)
     return raw
+
+
+def _actuator(ctx: Ctx, element: etree._Element, joint: str) -> str:
+    """The ``actuator`` attribute; an unknown one means force with a warning, as in DART (which
+    prints an error and keeps loading with its default)."""
+    value = element.get('actuator')
+    if value is None:
+        return 'force'
+    actuator = _ACTUATORS.get(value.strip())
+    if actuator is None:
+        ctx.warnings.append(Diagnostic(
+            f'joint {joint!r}: unknown actuator {value!r}, using force as DART does (known: '
+            f'{", ".join(_ACTUATORS)})', ctx.file, element.sourceline))
+        return 'force'
+    return actuator

@@ -10,10 +10,13 @@ Matches what dartpy 6.20's ``SkelParser.readWorld`` builds (see the goldens' IND
   coordinates), with an implicit free joint ``root`` for a parent body nobody moves;
 * bodies no joint mentions are not created (DART drops them).
 
-Not represented (the model has no place for them): actuator types, init_vel, spring
-stiffness/rest position, per-body gravity flags, soft-body parameters. A joint's ``dynamics`` is
-the first ``<axis*>`` that has ``<dynamics>`` (the model keeps one per joint). Two joints of one
-skeleton with the same name are renamed ``j``, ``j(1)`` as DART's NameManager does.
+Kept beyond kinematics: the joint's actuator type and per-DoF dynamics (damping, Coulomb
+friction, spring stiffness and rest position, velocity/acceleration/force bounds) in
+``Joint.actuator`` and ``Joint.dof_dynamics``; ``init_vel`` in ``Model.initial_velocities``; the
+body's gravity and self_collide flags and its soft skin (``Link.soft``); ``<physics>`` in
+``Scene.physics``. A joint's URDF-level ``dynamics`` is the first DoF that states damping or
+friction. Two joints of one skeleton with the same name are renamed ``j``, ``j(1)`` as DART's
+NameManager does.
 
 Where DART is lax or crashes (unknown bodies, duplicate names, cycles, malformed numbers,
 missing elements, wrong ``init_pos`` length), this reader raises a FormatError with file and
@@ -29,12 +32,12 @@ from lxml import etree
 
 from ..errors import (CycleError, Diagnostic, DuplicateNameError, ReferenceError, SchemaError,
                       StructureError)
-from ..model import (WORLD, Collision, Inertial, Joint, JointType, Link, Material, Model, Pose,
-                     Scene, Visual, dof_names)
+from ..model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType, Link, Material,
+                     Model, Pose, Scene, SoftBody, Visual, dof_names)
 from ..transforms import invert, matrix_to_pose
 from ..xmlsafe import local_name, read_xml, required_attr
 from .joints import RawJoint, read_joint
-from .shapes import read_geometry, shape_inertia, shape_volume
+from .shapes import read_geometry, shape_inertia, shape_volume, soft_body
 from .values import Ctx, boolean, child, number, require, transformation, vector
 
 __all__ = ['read_skel', 'parse_skel_element']
@@ -101,6 +104,7 @@ def _body(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -
     visuals: list[Visual] = []
     collisions: list[Collision] = []
     solids: list[tuple[object, np.ndarray]] = []  # (inertia geometry, placement), DART order
+    soft: SoftBody | None = None
     for holder in element:
         tag = local_name(holder)
         if tag not in ('visualization_shape', 'collision_shape', 'soft_shape'):
@@ -110,6 +114,11 @@ def _body(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -
         pieces, proxy = read_geometry(ctx, holder, base_dir, tag == 'soft_shape')
         if tag != 'soft_shape':
             solids.append((proxy, frame))
+        elif soft is None:
+            soft = soft_body(ctx, holder, pieces[0][0], matrix_to_pose(frame))
+        else:
+            raise SchemaError(f'body {name!r} has a second <soft_shape> (DART builds one soft '
+                              'skin per body)', ctx.file, holder.sourceline)
         for geometry, offset in pieces:
             origin = matrix_to_pose(frame @ offset)
             if tag != 'collision_shape':
@@ -117,7 +126,13 @@ def _body(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -
             if tag != 'visualization_shape':
                 collisions.append(Collision(geometry, origin))
     return Link(name, _inertial(ctx, element, name, solids), tuple(visuals),
-                tuple(collisions), element.sourceline)
+                tuple(collisions), element.sourceline, _flag(ctx, element, 'gravity', True),
+                _flag(ctx, element, 'self_collide', None), soft)
+
+
+def _flag(ctx: Ctx, element: etree._Element, tag: str, default: bool | None) -> bool | None:
+    sub = child(element, tag)
+    return default if sub is None else boolean(ctx, sub)
 
 
 def _material(ctx: Ctx, holder: etree._Element) -> Material | None:
@@ -172,10 +187,11 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | Non
     links = tuple(_body(ctx, bodies[b], b, base_dir) for b in bodies if b in used)
     joint_names: set[str] = set()
     joints = tuple(_place(j, poses, joint_names) for j in order)
-    initial = {dof: value for j, joint in zip(order, joints)
-               for dof, value in zip(dof_names(joint), j.initial)}
+    names = [dof_names(joint) for joint in joints]
+    initial = {dof: v for j, dofs in zip(order, names) for dof, v in zip(dofs, j.initial)}
+    velocities = {dof: v for j, dofs in zip(order, names) for dof, v in zip(dofs, j.velocities)}
     return Model(name, links, joints, static=not _mobile(ctx, element),
-                 initial_positions=initial, source=ctx.file)
+                 initial_positions=initial, source=ctx.file, initial_velocities=velocities)
 
 
 def _mobile(ctx: Ctx, skeleton: etree._Element) -> bool:
@@ -226,7 +242,8 @@ def _creation_order(ctx: Ctx, by_child: dict[str, RawJoint]) -> list[RawJoint]:
             seen.add(joint.child)
         if joint.parent != WORLD and joint.parent not in built:
             order.append(RawJoint('root', JointType.FLOATING, WORLD, joint.parent, np.eye(4),
-                                  None, initial=[0.0] * 6))
+                                  None, initial=[0.0] * 6, velocities=[0.0] * 6,
+                                  dof_dynamics=[DofDynamics()] * 6))
             built.add(joint.parent)
         order.append(pending.pop(joint.child))
         built.add(joint.child)
@@ -239,7 +256,8 @@ def _place(raw: RawJoint, poses: dict[str, np.ndarray], names: set[str]) -> Join
     origin = invert(parent_pose) @ poses[raw.child] @ raw.t_cj
     return Joint(_unique(raw.name, names), raw.kind, raw.parent, raw.child,
                  matrix_to_pose(origin), raw.axis, raw.axis2, matrix_to_pose(raw.t_cj),
-                 tuple(raw.limits), raw.dynamics, axis_order=raw.axis_order, line=raw.line)
+                 tuple(raw.limits), raw.dynamics, axis_order=raw.axis_order, line=raw.line,
+                 actuator=raw.actuator, dof_dynamics=tuple(raw.dof_dynamics))
 
 
 def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com: np.ndarray

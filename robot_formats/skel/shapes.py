@@ -4,7 +4,8 @@ DART conventions kept here: ``<ellipsoid><size>`` is the three *diameters* (the 
 radii, so size/2); cylinders, capsules and cones use ``<height>``; a ``<multi_sphere>`` is
 several spheres, each at its ``<position>`` (one model visual per sphere); a ``<plane>``'s
 ``<offset>`` (or ``<point>``) moves it along its normal, baked into the visual's origin.
-A ``<soft_shape>`` is read as its base shape (the soft-body mesh is a DART simulation detail).
+A ``<soft_shape>`` is a visual and collision of its base shape, and its skin parameters are kept
+in ``Link.soft`` (:func:`soft_body`).
 
 Inertia when ``<inertia>`` has no ``<moment_of_inertia>``: DART treats all the body's non-soft
 shapes as one solid, sharing the mass by volume, each shape's inertia rotated into the body
@@ -23,13 +24,15 @@ import numpy as np
 from lxml import etree
 
 from ..errors import InvalidValueError, SchemaError
-from ..model import Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Sphere
+from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Pose,
+                     SoftBody, Sphere)
 from ..transforms import translation
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
 from .values import Ctx, child, number, require, vector
 
-__all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'MultiSphere']
+__all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'MultiSphere',
+           'soft_body']
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,3 +250,31 @@ def shape_volume(geometry: object) -> float | None:
         extents = mesh_extents(geometry)
         return float(np.prod(extents)) if extents is not None else None
     return None
+
+
+def soft_body(ctx: Ctx, holder: etree._Element, geometry: Geometry, origin: Pose) -> SoftBody:
+    """A ``<soft_shape>``'s skin: ``<total_mass>`` (required, as DART reads it unconditionally),
+    ``<kv>``, ``<ke>``, ``<damp>`` (optional) and the mesh resolution of its geometry."""
+    def optional(tag: str) -> float | None:
+        sub = child(holder, tag)
+        return None if sub is None else number(ctx, sub)
+
+    total = number(ctx, require(ctx, holder, 'total_mass', '<soft_shape>'))
+    if total < 0:
+        raise InvalidValueError(f'<total_mass> must not be negative (got {total})', ctx.file,
+                                holder.sourceline)
+    shape = next(s for s in require(ctx, holder, 'geometry') if isinstance(s.tag, str))
+    resolution: list[int] = []
+    for tag in _SOFT_EXTRA[local_name(shape)]:
+        sub = child(shape, tag)
+        resolution.extend(_counts(ctx, sub))  # type: ignore[arg-type]
+    return SoftBody(geometry, origin, total, optional('kv'), optional('ke'), optional('damp'),
+                    tuple(resolution))
+
+
+def _counts(ctx: Ctx, element: etree._Element) -> list[int]:
+    values = vector(ctx, element, None)
+    if not values or any(v != int(v) or v < 1 for v in values):
+        raise InvalidValueError(f'<{local_name(element)}> must be positive whole numbers',
+                                ctx.file, element.sourceline)
+    return [int(v) for v in values]
