@@ -76,6 +76,9 @@ class SdfJoint:
     axis_order: str = 'xyz'      #: euler joints brought in from other formats
     sdf_type: str = ''           #: the type as written (revolute2, gearbox, ...)
     line: int | None = None
+    #: False for joints of included non-SDFormat models whose name is also a link's (URDF and
+    #: HRDF keep joints and links in separate namespaces): such a joint has no named frame.
+    has_frame: bool = True
 
 
 @dataclass

@@ -59,12 +59,17 @@ def _fill(model: SdfModel, inner, prefix: str, poses: dict) -> None:
     """Links, joints and frames of neutral model ``inner`` (whose frames are ``prefix`` +
     name in ``poses``, the tree's root frame becoming the model frame)."""
     for link in inner.links:
-        model.links.append(_link(link, poses[prefix + link.name]))
+        if link.name != WORLD:  # a URDF/HRDF root link "world" is the world itself in SDFormat
+            model.links.append(_link(link, poses[prefix + link.name]))
+    taken = {link.name for link in inner.links} | {frame.name for frame in inner.frames}
     for joint in inner.joints:
         parent = joint.parent if joint.parent == WORLD else prefix + joint.parent
-        model.joints.append(_joint(joint, _pose_of(poses, parent), joint.parent, joint.child))
+        converted = _joint(joint, _pose_of(poses, parent), joint.parent, joint.child)
+        converted.has_frame = joint.name not in taken
+        model.joints.append(converted)
     for frame in inner.frames:
-        model.frames.append(_frame(frame, frame.attached_to))
+        model.frames.append(_frame(frame, MODEL_FRAME if frame.attached_to == WORLD
+                                   else frame.attached_to))
     model.initial_positions = dict(inner.initial_positions)
     model.static = inner.static
 

@@ -71,7 +71,8 @@ class ModelFrames:
         self.file = model.file
         self.nested = {m.name: ModelFrames(m) for m in model.models}
         self.kinds: dict[str, str] = {}
-        for kind, items in (('link', model.links), ('joint', model.joints),
+        framed_joints = [joint for joint in model.joints if joint.has_frame]
+        for kind, items in (('link', model.links), ('joint', framed_joints),
                             ('frame', model.frames), ('model', model.models)):
             for item in items:
                 self.kinds.setdefault(item.name, kind)
@@ -92,7 +93,8 @@ class ModelFrames:
         __model__ -> canonical link (resolved lazily: it may lie in a nested model)."""
         edges: dict[str, str] = {}
         for joint in self.model.joints:
-            edges[joint.name] = joint.child
+            if joint.has_frame:
+                edges[joint.name] = joint.child
         for frame in self.model.frames:
             edges[frame.name] = frame.attached_to or MODEL_FRAME
         return edges
@@ -104,8 +106,9 @@ class ModelFrames:
             edges[link.name] = _Edge(link.pose.relative_to or MODEL_FRAME, link.pose.matrix,
                                      link.pose.line or link.line)
         for joint in self.model.joints:
-            edges[joint.name] = _Edge(joint.pose.relative_to or joint.child, joint.pose.matrix,
-                                      joint.pose.line or joint.line)
+            if joint.has_frame:
+                edges[joint.name] = _Edge(joint.pose.relative_to or joint.child,
+                                          joint.pose.matrix, joint.pose.line or joint.line)
         for frame in self.model.frames:
             edges[frame.name] = _Edge(frame.pose.relative_to or frame.attached_to or MODEL_FRAME,
                                       frame.pose.matrix, frame.pose.line or frame.line)
@@ -233,6 +236,12 @@ class ModelFrames:
         check_joint(self, joint, self.model.name, allow_world_parent=True)
 
     # --- relative_to ----------------------------------------------------------------------
+    def joint_pose(self, joint: SdfJoint) -> np.ndarray:
+        """X_M_J of any joint, framed (named) or not."""
+        if joint.has_frame:
+            return self.pose(joint.name)
+        return self.pose(joint.pose.relative_to or joint.child) @ joint.pose.matrix
+
     def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
         """X_M_name: the pose of frame ``name`` in this model's frame."""
         cached = self._poses.get(name)
@@ -281,6 +290,8 @@ class ModelFrames:
         for kind, items in (('link', self.model.links), ('joint', self.model.joints),
                             ('frame', self.model.frames)):
             for item in items:
+                if kind == 'joint' and not item.has_frame:
+                    kind = 'unnamed joint'  # its frame has no name: see SdfJoint.has_frame
                 yield f'{prefix}::{item.name}', kind, item.name, self, prefix
         for nested in self.model.models:
             scoped = f'{prefix}::{nested.name}'
@@ -319,7 +330,7 @@ def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: boo
     if joint.parent == joint.child:
         raise StructureError(f'{where}: parent and child are both {joint.child!r}', scope.file,
                              joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
-    child = scope.link_of(joint.name)
+    child = scope.link_of(joint.child, (joint.name,))
     parent = WORLD_FRAME if parent_is_world else scope.link_of(joint.parent)
     if child == parent:
         raise StructureError(f'{where}: parent {joint.parent!r} and child {joint.child!r} are '
@@ -481,6 +492,8 @@ def resolve_world(world: SdfWorld) -> tuple[WorldFrames, dict[str, ResolvedFrame
                                         frames, model.name)
         model_pose = out[model.name].pose
         for scoped, kind, local, owner, prefix in graph.elements(model.name):
+            if kind == 'unnamed joint':
+                continue
             within = scoped[len(model.name) + 2:]
             link = graph.link_of(within)
             out[scoped] = ResolvedFrame(

@@ -71,13 +71,17 @@ class _Builder:
         positions: dict[str, float] = {}
         graph = self.graph.models[sdf.name]
         for scoped, kind, local, owner, owner_scope in graph.elements(sdf.name):
-            resolved = self.frames[scoped]
             name = _local(sdf.name, scoped)
+            if kind == 'unnamed joint':
+                resolved = self.unnamed_joint(owner, local, scoped, owner_scope)
+            else:
+                resolved = self.frames[scoped]
             if kind == 'link':
                 links.append(self.link(owner, local, name, resolved))
                 continue
-            frames.append(self.frame(resolved, name, sdf.name))
-            if kind == 'joint':
+            if kind != 'unnamed joint':
+                frames.append(self.frame(resolved, name, sdf.name))
+            if kind in ('joint', 'unnamed joint'):
                 joint = owner.joints[local]
                 scope = _local(sdf.name, owner_scope) if owner_scope != sdf.name else ''
                 parent = (WORLD if joint.parent == WORLD
@@ -88,6 +92,15 @@ class _Builder:
             positions.update({_scoped(prefix, k): v for k, v in nested.initial_positions.items()})
         return Model(sdf.name, tuple(links), tuple(joints), tuple(frames), static=sdf.static,
                      initial_positions=positions, source=sdf.file)
+
+    def unnamed_joint(self, owner: ModelFrames, local: str, scoped: str, owner_scope: str
+                      ) -> ResolvedFrame:
+        """The joint frame of a joint without a frame name (see SdfJoint.has_frame)."""
+        joint = owner.joints[local]
+        x_w_owner = self.frames[owner_scope].pose
+        child = owner_scope + '::' + owner.link_of(joint.child)
+        return ResolvedFrame(scoped, 'joint', x_w_owner @ owner.joint_pose(joint),
+                             _world_or(child), '', owner, local)
 
     def link(self, owner: ModelFrames, local: str, name: str, resolved: ResolvedFrame) -> Link:
         sdf = owner.links[local]
