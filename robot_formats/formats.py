@@ -35,8 +35,8 @@ class FormatSpec:
     root_tags: tuple[str, ...]      #: local names of accepted root elements
     reader: Reader
     description: str = ''
-    #: When the extension does not decide and several formats accept the root element (HRDF and
-    #: URDF both use <robot>), a format whose ``claims(root)`` is true is chosen.
+    #: When several formats accept the root element (HRDF and URDF both use <robot>), a format
+    #: whose ``claims(root)`` is true is chosen, even over the extension (with a warning).
     claims: Callable[[etree._Element], bool] | None = None
     #: The extension alone decides, whatever the root element is called (HEBI reads an .hrdf
     #: file without looking at its root element's name).
@@ -93,10 +93,10 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
     suffix = ''.join(path.suffixes[-1:]).lower()
     by_extension = [s for s in specs if suffix in s.extensions]
     by_root = [s for s in specs if tag in s.root_tags]
-    for spec in by_extension:
-        if spec in by_root or spec.any_root:
-            return spec
     claimed = [s for s in by_root if s.claims is not None and s.claims(root)]
+    for spec in by_extension:
+        if spec.any_root or (spec in by_root and (not claimed or spec in claimed)):
+            return spec
     if claimed:
         by_root = claimed
     if by_root:

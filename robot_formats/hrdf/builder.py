@@ -538,13 +538,13 @@ def implicit_end_effector(file: str | None, version: Version,
 
 
 def build_model(root_attrs: Attrs, nodes: list[Node], name: str, file: str | None,
-                warnings: list[Diagnostic]) -> Model:
+                warnings: list[Diagnostic], root_link: str = ROOT_LINK) -> Model:
     """The model of a document's root attributes and node chain."""
     tags = _all_tags(nodes)
     builder = _Builder(file, warnings, tags)
     rotation = root_attrs.rotation('rot')
     translation = root_attrs.translation('trans')
-    root, base = _free_name(ROOT_LINK, tags), _free_name(BASE_LINK, tags)
+    root, base = _free_name(root_link, tags), _free_name(BASE_LINK, tags)
     builder.links.append(Link(root, line=root_attrs.line))
     builder.links.append(Link(base, line=root_attrs.line))
     builder.joints.append(Joint(f'{base}_joint', JointType.FIXED, root, base,

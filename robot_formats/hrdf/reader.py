@@ -16,7 +16,7 @@ from lxml import etree
 from ..errors import Diagnostic
 from ..model import Scene
 from ..xmlsafe import read_xml
-from .builder import build_model, implicit_end_effector
+from .builder import ROOT_LINK, build_model, implicit_end_effector
 from .elements import read_document
 
 __all__ = ['parse_hrdf_file', 'parse_hrdf_element', 'looks_like_hrdf']
@@ -25,24 +25,29 @@ __all__ = ['parse_hrdf_file', 'parse_hrdf_element', 'looks_like_hrdf']
 _HRDF_ONLY = frozenset({'actuator', 'bracket', 'rigid-body', 'end-effector', 'include'})
 
 
-def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
+def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, *,
+                    root_link: str = ROOT_LINK) -> Scene:
     """Load an ``.hrdf`` file (includes resolved relative to it).
+
+    ``root_link`` names the model's root link (HEBI's world frame; ``world`` by default). A
+    format that embeds an HRDF robot in a world of its own (an SDFormat ``<include>``) can
+    pick a name that does not collide with its reserved ``world``.
 
     Raises:
         FormatError: (a subclass) with file, line and a sentence for every problem.
     """
     return parse_hrdf_element(read_xml(path), str(path),
-                              warnings if warnings is not None else [])
+                              warnings if warnings is not None else [], root_link=root_link)
 
 
 def parse_hrdf_element(root: etree._Element, file: str | None,
-                       warnings: list[Diagnostic]) -> Scene:
+                       warnings: list[Diagnostic], *, root_link: str = ROOT_LINK) -> Scene:
     """Build the scene of an already parsed HRDF document."""
     root_attrs, nodes = read_document(root, file, warnings)
     if root_attrs.version.implicit_end_effector:
         nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
     name = root.get('description') or (Path(file).stem if file else 'hrdf_robot')
-    model = build_model(root_attrs, nodes, name, file, warnings)
+    model = build_model(root_attrs, nodes, name, file, warnings, root_link)
     return Scene(name, (model,), source=file)
 
 

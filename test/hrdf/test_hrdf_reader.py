@@ -99,6 +99,11 @@ def test_hrdf_without_its_extension_is_still_hrdf(tmp_path: Path) -> None:
     assert load(xml).format == 'hrdf'
     urdf = _write(tmp_path, 'robot.xml', '<robot name="r"><link name="a"/></robot>')
     assert load(urdf).format == 'urdf'
+    misnamed = _write(tmp_path, 'arm.urdf', '<robot version="1.6.0"><actuator type="X5-1"/>'
+                      '</robot>')
+    result = load(misnamed)
+    assert result.format == 'hrdf'
+    assert [w.code for w in result.warnings] == ['FORMAT_MISMATCH']
 
 
 def test_hrdf_root_name_is_not_checked_like_hebi(tmp_path: Path) -> None:
@@ -204,6 +209,9 @@ def test_public_entry_point_for_other_formats(tmp_path: Path) -> None:
     warnings: list = []
     scene = parse_hrdf_file(path, warnings)
     assert scene.name == 'demo arm' and not scene.is_world and len(scene.models) == 1
+    assert scene.models[0].links[0].name == 'world'
+    renamed = parse_hrdf_file(path, warnings, root_link='hebi_world')
+    assert [link.name for link in renamed.models[0].links[:2]] == ['hebi_world', 'base']
     assert [j.type for j in scene.models[0].joints if j.name == 'actuator_0'] == \
         [JointType.CONTINUOUS]
 
