@@ -325,3 +325,95 @@ def test_goal_tolerance_violation_after_goal_time(servo):
     assert result.status == GoalStatus.STATUS_ABORTED
     assert result.result.error_code == Result.GOAL_TOLERANCE_VIOLATED
     assert result.result.error_string.startswith('Aborted due to goal_time_tolerance exceeding')
+
+
+# --- the shipped ros2_control / gz_ros2_control files --------------------------------------------
+
+CONTROLLERS = ROOT / 'config' / 'controllers'
+#: Parameter names of ros2_controllers' own declarations (generate_parameter_library files):
+#: joint_trajectory_controller/src/joint_trajectory_controller_parameters.yaml and
+#: forward_command_controller/src/forward_command_controller_parameters.yaml in
+#: github.com/ros-controls/ros2_controllers (Jazzy; per-joint maps written as <joint>).
+JTC_PARAMETERS = {
+    'joints', 'command_joints', 'command_interfaces', 'state_interfaces',
+    'allow_partial_joints_goal', 'open_loop_control', 'interpolate_from_desired_state',
+    'allow_integration_in_goal_trajectories', 'action_monitor_rate', 'interpolation_method',
+    'allow_nonzero_velocity_at_trajectory_end', 'cmd_timeout', 'set_last_command_interface_'
+    'value_as_state_on_activation', 'gains.<joint>.p', 'gains.<joint>.i', 'gains.<joint>.d',
+    'gains.<joint>.i_clamp', 'gains.<joint>.ff_velocity_scale', 'gains.<joint>.angle_wraparound',
+    'constraints.stopped_velocity_tolerance', 'constraints.goal_time',
+    'constraints.<joint>.trajectory', 'constraints.<joint>.goal'}
+FORWARD_PARAMETERS = {'joints', 'interface_name'}
+MANAGER_TYPES = {'joint_state_broadcaster/JointStateBroadcaster',
+                 'joint_trajectory_controller/JointTrajectoryController',
+                 'forward_command_controller/ForwardCommandController'}
+
+
+def _flatten(tree: dict, prefix: str = '') -> dict[str, object]:
+    out = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            out.update(_flatten(value, f'{prefix}{key}.'))
+        else:
+            out[f'{prefix}{key}'] = value
+    return out
+
+
+def _arm_joints() -> tuple[set[str], set[str]]:
+    """(independent movable joints, mimic joints) of the bundled arm, read with ElementTree."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(ARM).getroot()
+    movable = {j.get('name') for j in root.findall('joint') if j.get('type') != 'fixed'}
+    mimics = {j.get('name') for j in root.findall('joint') if j.find('mimic') is not None}
+    return movable - mimics, mimics
+
+
+def test_controller_manager_yaml_names_real_parameters_and_arm_joints():
+    import yaml
+    config = yaml.safe_load((CONTROLLERS / 'arm_with_gripper_controllers.yaml').read_text())
+    independent, _ = _arm_joints()
+    manager = config['controller_manager']['ros__parameters']
+    types = {k: v['type'] for k, v in manager.items() if isinstance(v, dict)}
+    assert set(types.values()) == MANAGER_TYPES
+    jtc_params = _flatten(config['joint_trajectory_controller']['ros__parameters'])
+    joints = jtc_params['joints']
+    assert set(joints) == independent and len(joints) == len(set(joints))
+    for name in jtc_params:
+        generic = name
+        for joint in joints:
+            generic = generic.replace(f'.{joint}.', '.<joint>.')
+        assert generic in JTC_PARAMETERS, f'{name} is not a joint_trajectory_controller parameter'
+    forward = config['forward_position_controller']['ros__parameters']
+    assert set(forward) <= FORWARD_PARAMETERS and forward['joints'] == joints
+    assert forward['interface_name'] == 'position'
+
+
+def test_gz_ros2_control_example_is_the_bundled_arm_with_valid_controls(tmp_path):
+    import xml.etree.ElementTree as ET
+    from robot_formats.mujoco_sim import robot_from_urdf
+    from .harness import run_check_urdf
+    text = (CONTROLLERS / 'arm_with_gripper_gz.urdf.xacro').read_text()
+    root, arm = ET.fromstring(text), ET.parse(ARM).getroot()
+    for element in [*root, *arm]:
+        element.tail = None
+    for tag in ('link', 'joint', 'material'):
+        assert [ET.tostring(e) for e in root.findall(tag)] == [
+            ET.tostring(e) for e in arm.findall(tag)], f'the {tag}s differ from the bundled arm'
+    independent, mimics = _arm_joints()
+    control = root.find('ros2_control')
+    assert control.find('hardware/plugin').text == 'gz_ros2_control/GazeboSimSystem'
+    controlled = [j.get('name') for j in control.findall('joint')]
+    assert set(controlled) == independent and not set(controlled) & mimics
+    for joint in control.findall('joint'):
+        assert [c.get('name') for c in joint.findall('command_interface')] == ['position']
+        assert {s.get('name') for s in joint.findall('state_interface')} == {'position',
+                                                                           'velocity'}
+    plugin = root.find('gazebo/plugin')
+    assert (plugin.get('filename'), plugin.get('name')) == (
+        'gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
+    assert plugin.find('parameters').text.endswith(
+        '/config/controllers/arm_with_gripper_controllers.yaml')
+    scene, tree, _ = robot_from_urdf(text)  # robot_formats reads past the foreign elements
+    assert set(tree.dof_names) == independent
+    result = run_check_urdf(text, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
