@@ -8,6 +8,13 @@ Two ways in, as the interface API section of the proposal describes:
   (URDF, SKEL, HRDF, ...): the file is loaded with its own reader and becomes a complete model,
   links with their shapes and inertia, joints with their kinds, axes and limits, and frames.
   The included file's root frame (a URDF's root link, a SKEL world's origin) is the model frame.
+
+A root link named ``world`` is the world: a URDF (or SKEL) joint from it stays a joint to the
+world, as libsdformat's URDF parser makes it. An HRDF kit is the exception: HEBI's ``world``
+is only the kit's mounting frame, so the kit becomes a free model whose model frame is that
+frame (the include's pose places it) and whose canonical link is ``base``; a joint in the
+including model welds it wherever it is mounted (a DART turntable, another arm's flange).
+Without one it stays where the document puts it, like any free model.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ def foreign_model(path: Path, name: str, ctx, line: int | None,
     poses = tree.forward(np.zeros(len(tree.dof_names)))
     model = SdfModel(name, PoseSpec(), str(path), line, ctx.version)
     if not scene.is_world:
-        _fill(model, scene.models[0], '', poses)
+        _fill(model, scene.models[0], '', poses, mounted=result.format == 'hrdf')
         return model
     for inner in scene.models:
         nested = SdfModel(inner.name, PoseSpec(), str(path), line, ctx.version,
@@ -55,14 +62,18 @@ def foreign_model(path: Path, name: str, ctx, line: int | None,
     return model
 
 
-def _fill(model: SdfModel, inner, prefix: str, poses: dict) -> None:
+def _fill(model: SdfModel, inner, prefix: str, poses: dict, mounted: bool = False) -> None:
     """Links, joints and frames of neutral model ``inner`` (whose frames are ``prefix`` +
-    name in ``poses``, the tree's root frame becoming the model frame)."""
+    name in ``poses``, the tree's root frame becoming the model frame). ``mounted``: the root
+    link ``world`` is only a mounting frame (HRDF), so joints from it are left out and the
+    model is free."""
     for link in inner.links:
         if link.name != WORLD:  # a URDF/HRDF root link "world" is the world itself in SDFormat
             model.links.append(_link(link, poses[prefix + link.name]))
     taken = {link.name for link in inner.links} | {frame.name for frame in inner.frames}
     for joint in inner.joints:
+        if mounted and joint.parent == WORLD:
+            continue
         parent = joint.parent if joint.parent == WORLD else prefix + joint.parent
         converted = _joint(joint, _pose_of(poses, parent), joint.parent, joint.child)
         converted.has_frame = joint.name not in taken
