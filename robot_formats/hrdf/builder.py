@@ -135,7 +135,7 @@ class _Builder:
             if tag in self.tags:
                 first = self.tags[tag]
                 raise DuplicateNameError(
-                    f'tag {tag!r} is used twice (first on <{first.kind}> at '
+                    f'tag {tag!r} of <{node.kind}> is used twice (first on <{first.kind}> at '
                     f'{first.attrs.file}:{first.line}); tags must be unique in the whole robot, '
                     'includes too', node.attrs.file, node.line, code='DUPLICATE_NAME')
             self.tags[tag] = node

@@ -109,11 +109,14 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
 
 
 def _checked_attrs(element: etree._Element, kind: str, file: str | None, version: Version,
-                   warnings: list[Diagnostic]) -> Attrs:
+                   warnings: list[Diagnostic], label: str | None = None) -> Attrs:
+    """``label`` names the element in messages (default ``<kind>``; an ``<output>`` is named
+    with its owner, as HEBI names the owner)."""
     allowed = _ATTRIBUTES[kind]
     for name in element.attrib:
         if name not in allowed:
-            raise SchemaError(f'<{kind}> does not take the attribute {name!r} (allowed: '
+            raise SchemaError(f'{label or "<" + kind + ">"} does not take the attribute '
+                              f'{name!r} (allowed: '
                               f'{", ".join(allowed)})', file, element.sourceline,
                               code='ATTRIBUTE_INVALID')
         feature = allowed[name]
@@ -185,9 +188,11 @@ def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
                               f'<{local_name(child)}>', file, child.sourceline,
                               code='ELEMENT_INVALID')
         if not version.has('output'):
-            raise SchemaError(f'<output> needs HRDF version 1.3.0 or later; this file is '
-                              f'{version}', file, child.sourceline, code='HRDF_VERSION_GATE')
-        output_attrs = _checked_attrs(child, 'output', file, version, ctx.warnings)
+            raise SchemaError(f'<output> in <{kind}> needs HRDF version 1.3.0 or later; this '
+                              f'file is {version}', file, child.sourceline,
+                              code='HRDF_VERSION_GATE')
+        output_attrs = _checked_attrs(child, 'output', file, version, ctx.warnings,
+                                      label=f'<output> of <{kind}>')
         if kind == 'bracket' and (child.get('rot') is not None or child.get('trans') is not None):
             name = 'rot' if child.get('rot') is not None else 'trans'
             raise SchemaError(f'an <output> of a <bracket> cannot have {name!r}: a bracket\'s '
@@ -227,7 +232,8 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
     _refuse_text(element, file)
     children = [c for c in element if isinstance(c.tag, str)]
     if children:
-        raise SchemaError('<include> cannot have child elements', file,
+        raise SchemaError(f'<include> cannot have child elements (found '
+                          f'<{local_name(children[0])}>)', file,
                           children[0].sourceline, code='ELEMENT_INVALID')
     text = element.get('path', '')
     if relative_path_is_absolute(text):
