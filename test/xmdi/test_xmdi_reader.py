@@ -244,7 +244,7 @@ def test_check_validates_xmdi_like_any_format(tmp_path):
     run = cli('check', 'examples/xmdi/arm_wave.xmdi')
     assert run.returncode == 0, run.stderr
     assert run.stdout == ('examples/xmdi/arm_wave.xmdi: valid xmdi (2 motions, 7 servo tracks, '
-                          '34 key frames)\n')
+                          '35 key frames)\n')
     # a .xml file with an <xmdi> root is XMDI too
     xml = write(tmp_path, CANONICAL, 'motions.xml')
     assert cli('check', str(xml)).stdout.startswith(f'{xml}: valid xmdi (2 motions')
