@@ -16,7 +16,7 @@ import numpy as np
 from ..model import Collision, Dynamics, Inertial, JointType, Limits, Mimic, Visual
 
 __all__ = ['PoseSpec', 'SdfLink', 'SdfAxis', 'SdfJoint', 'SdfFrame', 'SdfModel', 'SdfWorld',
-           'MODEL_FRAME', 'WORLD_FRAME']
+           'SdfPlugin', 'MODEL_FRAME', 'WORLD_FRAME']
 
 #: The implicit frame of the model being described, referenceable inside that model.
 MODEL_FRAME = '__model__'
@@ -90,6 +90,15 @@ class SdfFrame:
 
 
 @dataclass
+class SdfPlugin:
+    """A ``//model/plugin`` or ``//include/plugin`` (simulator-specific; kept, not interpreted)."""
+
+    name: str
+    filename: str
+    line: int | None = None
+
+
+@dataclass
 class SdfModel:
     """A ``<model>`` (or an included one, renamed and reposed by its ``<include>``)."""
 
@@ -111,6 +120,8 @@ class SdfModel:
     #: model frame pose in the canonical link frame (interface models only)
     interface_model_pose: np.ndarray | None = None
     initial_positions: dict[str, float] = field(default_factory=dict)
+    #: ``//model/plugin`` and the plugins its ``//include`` added (spec 1.4)
+    plugins: list[SdfPlugin] = field(default_factory=list)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from ..urdf.reader import mesh_uri
 from ..xmlsafe import read_xml
 from . import interface
 from .dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel,
-                  SdfVisualPose, SdfWorld)
+                  SdfPlugin, SdfVisualPose, SdfWorld)
 from .unflatten import unflatten
 from .uri import ResolverConfig, resolve_uri
 from .values import Ctx, boolean, child, children, number, parse_version, pose_of, text, vector
@@ -211,6 +211,8 @@ class SdfLoader:
             nested = self.model(ctx, sub)
             siblings.claim(nested.name, 'model', sub.sourceline)
             model.models.append(nested)
+        elif tag == 'plugin':
+            model.plugins.append(_plugin(ctx, sub))
         elif tag == 'include':
             if _merge(ctx, sub):
                 self._merge_include(ctx, model, sub, siblings)
@@ -444,7 +446,9 @@ class _IncludeOverrides:
         self.pose: PoseSpec | None = None
         self.placement_frame = ''
         self.placement_line: int | None = None
-        self.static: bool | None = None
+        self.static: bool | None = None  #: tri-state: None = not given
+        self.static_line: int | None = None
+        self.plugins: list[SdfPlugin] = []
 
     @classmethod
     def read(cls, loader: SdfLoader, ctx: Ctx, element: etree._Element) -> _IncludeOverrides:
@@ -469,6 +473,9 @@ class _IncludeOverrides:
         static = child(element, 'static')
         if static is not None:
             out.static = boolean(ctx, static)
+            out.static_line = static.sourceline
+        plugins = children(element, 'plugin')
+        out.plugins = [_plugin(ctx, plugin) for plugin in plugins]
         return out
 
     def apply(self, ctx: Ctx, model: SdfModel) -> None:
@@ -484,8 +491,31 @@ class _IncludeOverrides:
         if self.static is True:
             _make_static(model)
         elif self.static is False:
-            model.static = False
+            static = _first_static(model)
+            if static is not None:
+                raise InvalidValueError(
+                    f'<include><static>false</static> includes static model {static!r}: '
+                    '//include/static can only make models static (spec 1.4.6); remove it or '
+                    'include a non-static model', ctx.file, self.static_line,
+                    code='ELEMENT_INVALID')
         model.file = model.file or ctx.file
+        model.plugins.extend(self.plugins)
+
+
+def _first_static(model: SdfModel) -> str | None:
+    """The name of ``model`` or of its first nested model that is static, if any."""
+    if model.static:
+        return model.name
+    for nested in model.models:
+        found = _first_static(nested)
+        if found is not None:
+            return f'{model.name}::{found}'
+    return None
+
+
+def _plugin(ctx: Ctx, element: etree._Element) -> SdfPlugin:
+    """A ``<plugin>``: kept on the model for simulators, no kinematic meaning."""
+    return SdfPlugin(element.get('name', ''), element.get('filename', ''), element.sourceline)
 
 
 def _make_static(model: SdfModel) -> None:

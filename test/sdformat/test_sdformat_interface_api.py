@@ -256,3 +256,18 @@ def test_custom_parsers_are_never_asked_for_sdf_and_win_over_urdf(toy) -> None:
         assert 'arm::only' in tree.links and 'gripper::palm' in tree.links
     finally:
         sdformat.unregister_custom_model_parser(everything)
+
+
+def test_hrdf_kit_is_a_free_model_that_can_be_welded() -> None:
+    """HEBI's ``world`` is the kit's mounting frame, not the SDF world: an included kit has no
+    joint to the world, so a weld puts it on a DART turntable without a kinematic loop."""
+    world = FIXTURES / 'node' / 'composed_world.sdf'
+    result = load(world)
+    assert result.warnings == ()
+    edge = result.tree.edges['station::hebi::base']
+    assert edge.parent == 'station::base::pedestal::turntable'
+    assert edge.joint is not None and edge.joint.name == 'station::mount'
+    poses = result.tree.forward({'station::base::pedestal::turn': 0.8})
+    on_turntable = np.linalg.inv(poses['station::base::pedestal::turntable']) @ \
+        poses['station::hebi::base']
+    assert_pose(on_turntable, pose(0, 0, 0.02))

@@ -1,0 +1,230 @@
+"""Loading rules of issue 3 not covered by the proposal examples: pose forms of later versions
+(``degrees="true"``, ``rotation_format="quat_xyzw"``), ``//include/static`` as the spec's
+tri-state, ``//include/joint`` and ``//include/plugin``, and where include URIs are looked up
+(the configured model path list, model.config, the ament index, ROS_PACKAGE_PATH).
+
+Expected poses are written here from closed forms (rotation about one axis, a 90° turn as a
+quaternion), never from robot_formats' transforms.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robot_formats.sdformat as sdformat
+from robot_formats.errors import FormatError
+from robot_formats.formats import load
+from robot_formats.sdformat.reader import SdfLoader
+from robot_formats.xmlsafe import read_xml
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def sdf(body: str, version: str = '1.8') -> str:
+    return f'<?xml version="1.0"?>\n<sdf version="{version}">\n{body}\n</sdf>\n'
+
+
+def about_z(angle: float, xyz=(0.0, 0.0, 0.0)) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    out = np.eye(4)
+    out[:3, :3] = [[c, -s, 0], [s, c, 0], [0, 0, 1]]
+    out[:3, 3] = xyz
+    return out
+
+
+def frames_of(path: Path) -> dict[str, np.ndarray]:
+    return load(path).tree.forward()
+
+
+def document(path: Path):
+    """The reader's document model (includes expanded, before frame resolution)."""
+    return SdfLoader([], sdformat.default_config()).document(read_xml(path), str(path))
+
+
+# --- pose forms -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('pose', [
+    '<pose degrees="true">1 2 3 0 0 90</pose>',
+    '<pose degrees="1">1 2 3 0 0 90</pose>',
+    '<pose rotation_format="quat_xyzw">1 2 3 0 0 0.7071067811865476 0.7071067811865476</pose>',
+    # quaternions are normalized on input, as libsdformat does
+    '<pose rotation_format="quat_xyzw">1 2 3 0 0 2 2</pose>',
+    '<pose rotation_format="euler_rpy">1 2 3 0 0 1.5707963267948966</pose>',
+])
+def test_later_pose_forms(tmp_path: Path, pose: str) -> None:
+    body = f'<model name="m"><link name="l">{pose}</link></model>'
+    frames = frames_of(write(tmp_path, 'm.sdf', sdf(body, '1.9')))
+    assert np.allclose(frames['m::l'], about_z(math.pi / 2, (1, 2, 3)), atol=1e-12)
+
+
+@pytest.mark.parametrize('pose, code', [
+    ('<pose degrees="true" rotation_format="quat_xyzw">0 0 0 0 0 0 1</pose>', 'ELEMENT_INVALID'),
+    ('<pose rotation_format="quat_xyzw">0 0 0 0 0 0</pose>', 'ELEMENT_INVALID'),
+    ('<pose rotation_format="quat_xyzw">0 0 0 0 0 0 0</pose>', 'ELEMENT_INVALID'),
+    ('<pose rotation_format="axis_angle">0 0 0 0 0 1 0</pose>', 'ELEMENT_INVALID'),
+    ('<pose degrees="yes">0 0 0 0 0 0</pose>', 'ATTRIBUTE_INVALID'),
+    ('<pose>0 0 0 0 0</pose>', 'ELEMENT_INVALID'),
+])
+def test_bad_pose_forms(tmp_path: Path, pose: str, code: str) -> None:
+    path = write(tmp_path, 'm.sdf', sdf(f'<model name="m"><link name="l">\n{pose}</link></model>',
+                                        '1.9'))
+    with pytest.raises(FormatError) as info:
+        load(path)
+    assert info.value.code == code and info.value.line == 4, str(info.value)
+
+
+# --- //include/static (spec 1.4.6: unspecified, true, false) ----------------------------------------
+
+STATIC_CHILD = '<model name="c"><static>{}</static><link name="l"/>' \
+               '<model name="inner"><link name="k"/></model></model>'
+
+
+@pytest.mark.parametrize('own, include, expected', [
+    ('false', '', False),           # unspecified: the model's own value
+    ('true', '', True),
+    ('false', '<static>true</static>', True),    # true: static, transitively
+    ('false', '<static>false</static>', False),  # false: allowed, nothing was static
+])
+def test_include_static_tri_state(tmp_path: Path, own: str, include: str,
+                                  expected: bool) -> None:
+    write(tmp_path, 'c.sdf', sdf(STATIC_CHILD.format(own)))
+    top = write(tmp_path, 'top.sdf', sdf(f'<world name="w"><include><uri>c.sdf</uri>{include}'
+                                         '</include></world>'))
+    (model,) = document(top).models
+    assert model.static is expected
+    assert model.models[0].static is (expected if include else False)
+    assert load(top).scene.models[0].static is expected
+
+
+def test_include_static_false_cannot_unstatic_a_model(tmp_path: Path) -> None:
+    write(tmp_path, 'c.sdf', sdf(STATIC_CHILD.format('true')))
+    top = write(tmp_path, 'top.sdf', sdf('<world name="w"><include><uri>c.sdf</uri>\n'
+                                         '<static>false</static></include></world>'))
+    with pytest.raises(FormatError) as info:
+        load(top)
+    assert info.value.code == 'ELEMENT_INVALID' and info.value.line == 4
+    assert "'c'" in info.value.message
+
+
+# --- //include/joint and //include/plugin -----------------------------------------------------------
+
+def test_include_joint_and_plugin_join_the_included_model(tmp_path: Path) -> None:
+    write(tmp_path, 'c.sdf', sdf('<model name="c"><link name="a"/><link name="b">'
+                                 '<pose>1 0 0 0 0 0</pose></link>'
+                                 '<plugin name="own" filename="libown.so"/></model>'))
+    top = write(tmp_path, 'top.sdf', sdf('''<world name="w"><include><uri>c.sdf</uri>
+      <name>cc</name>
+      <joint name="hinge" type="revolute"><parent>a</parent><child>b</child>
+        <axis><xyz>0 0 1</xyz></axis></joint>
+      <plugin name="controller" filename="libcontroller.so"><gain>2</gain></plugin>
+    </include></world>'''))
+    (model,) = document(top).models
+    assert [(p.name, p.filename) for p in model.plugins] == [
+        ('own', 'libown.so'), ('controller', 'libcontroller.so')]
+    tree = load(top).tree
+    assert tree.joints['cc::hinge'].parent == 'cc::a'  # names resolve inside the included model
+    # the joint frame defaults to the child's: b turns in place about its own z
+    moved = tree.forward({'cc::hinge': math.pi / 2})
+    assert np.allclose(moved['cc::b'], about_z(math.pi / 2, (1, 0, 0)), atol=1e-12)
+
+
+# --- where URIs are looked up -----------------------------------------------------------------------
+
+def _model_dir(root: Path, name: str, config: str | None, files: dict[str, str]) -> None:
+    if config is not None:
+        write(root, f'{name}/model.config', config)
+    for file, model_name in files.items():
+        write(root, f'{name}/{file}', sdf(f'<model name="{model_name}"><link name="l"/></model>'))
+
+
+def test_configured_model_paths_come_before_the_environment(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    config = ('<?xml version="1.0"?><model><name>thing</name>'
+              '<sdf version="1.8">model.sdf</sdf></model>')
+    _model_dir(tmp_path / 'configured', 'thing', config, {'model.sdf': 'configured'})
+    _model_dir(tmp_path / 'env', 'thing', config, {'model.sdf': 'from_env'})
+    monkeypatch.setenv('GZ_SIM_RESOURCE_PATH', str(tmp_path / 'env'))
+    top = write(tmp_path, 'w/top.sdf', sdf('<world name="w"><include><uri>model://thing</uri>'
+                                           '</include></world>'))
+    assert 'from_env::l' in frames_of(top)
+    resolver = sdformat.ResolverConfig(model_paths=[tmp_path / 'configured'])
+    scene = sdformat.read_sdf(top, config=resolver)
+    assert [m.name for m in scene.models] == ['configured']
+    alone = sdformat.ResolverConfig(model_paths=[tmp_path / 'configured'],
+                                    use_environment=False)
+    monkeypatch.setenv('GZ_SIM_RESOURCE_PATH', str(tmp_path / 'nowhere'))
+    assert [m.name for m in sdformat.read_sdf(top, config=alone).models] == ['configured']
+
+
+def test_model_directory_lookup_rules(tmp_path: Path) -> None:
+    models = tmp_path / 'models'
+    # manifest.xml is the deprecated fallback for model.config
+    _model_dir(models, 'legacy', None, {'legacy.sdf': 'legacy'})
+    write(models, 'legacy/manifest.xml', '<?xml version="1.0"?><model><name>legacy</name>'
+          '<sdf version="1.4">legacy.sdf</sdf></model>')
+    # only versions robot_formats reads count; a named file must exist
+    _model_dir(models, 'broken', '<?xml version="1.0"?><model><sdf version="1.8">gone.sdf</sdf>'
+               '</model>', {})
+    _model_dir(models, 'bare', None, {'model.sdf': 'bare'})
+    resolver = sdformat.ResolverConfig(model_paths=[models], use_environment=False)
+
+    def include(uri: str) -> Path:
+        return write(tmp_path, 'top.sdf', sdf(f'<world name="w"><include><uri>{uri}</uri>'
+                                              '</include></world>'))
+
+    assert [m.name for m in sdformat.read_sdf(include('model://legacy'),
+                                              config=resolver).models] == ['legacy']
+    # a file inside a model directory, named through model://
+    assert [m.name for m in sdformat.read_sdf(include('model://bare/model.sdf'),
+                                              config=resolver).models] == ['bare']
+    for uri, words in (('model://broken', 'names no SDFormat file'),
+                       ('model://bare', 'no model.config'),
+                       ('model://absent', 'no such file')):
+        with pytest.raises(FormatError) as info:
+            sdformat.read_sdf(include(uri), config=resolver)
+        assert info.value.code == 'URI_LOOKUP' and words in info.value.message, uri
+        assert info.value.line == 3
+
+
+def test_package_uri_through_the_ament_index(tmp_path: Path, monkeypatch) -> None:
+    prefix = tmp_path / 'install' / 'my_robot'
+    write(prefix, 'share/ament_index/resource_index/packages/my_robot', '')
+    write(prefix, 'share/my_robot/models/arm.sdf',
+          sdf('<model name="arm"><link name="base"/></model>'))
+    monkeypatch.setenv('AMENT_PREFIX_PATH', f'/nonexistent:{prefix}')
+    monkeypatch.delenv('ROS_PACKAGE_PATH', raising=False)
+    top = write(tmp_path, 'top.sdf', sdf('<world name="w"><include>'
+                                         '<uri>package://my_robot/models/arm.sdf</uri>'
+                                         '</include></world>'))
+    scene = sdformat.read_sdf(top, config=sdformat.ResolverConfig())
+    assert [m.name for m in scene.models] == ['arm']
+
+
+@pytest.mark.parametrize('how', ['ROS_PACKAGE_PATH', 'package_paths'])
+def test_package_uri_through_package_xml_search(tmp_path: Path, monkeypatch, how: str) -> None:
+    source = tmp_path / 'src'
+    write(source, 'deep/folder/package.xml',
+          '<?xml version="1.0"?><package format="3"><name>gripper_pkg</name></package>')
+    write(source, 'deep/folder/urdf/gripper.urdf',
+          '<?xml version="1.0"?><robot name="g"><link name="palm"/></robot>')
+    monkeypatch.setenv('AMENT_PREFIX_PATH', '')
+    top = write(tmp_path, 'top.sdf', sdf('<world name="w"><include>'
+                                         '<uri>package://gripper_pkg/urdf/gripper.urdf</uri>'
+                                         '<name>g</name></include></world>'))
+    if how == 'ROS_PACKAGE_PATH':
+        monkeypatch.setenv('ROS_PACKAGE_PATH', str(source))
+        resolver = sdformat.ResolverConfig()
+    else:
+        monkeypatch.delenv('ROS_PACKAGE_PATH', raising=False)
+        resolver = sdformat.ResolverConfig(package_paths=[source], use_environment=False)
+    (model,) = sdformat.read_sdf(top, config=resolver).models
+    assert model.name == 'g' and [link.name for link in model.links] == ['palm']
