@@ -228,3 +228,14 @@ def test_package_uri_through_package_xml_search(tmp_path: Path, monkeypatch, how
         resolver = sdformat.ResolverConfig(package_paths=[source], use_environment=False)
     (model,) = sdformat.read_sdf(top, config=resolver).models
     assert model.name == 'g' and [link.name for link in model.links] == ['palm']
+
+
+def test_including_a_world_is_element_incorrect_type(tmp_path: Path) -> None:
+    write(tmp_path, 'inner.sdf', sdf('<world name="inner"><model name="m"><link name="l"/>'
+                                     '</model></world>'))
+    top = write(tmp_path, 'top.sdf', sdf('<world name="w">\n<include><uri>inner.sdf</uri>'
+                                         '</include></world>'))
+    with pytest.raises(FormatError) as info:
+        load(top)
+    assert info.value.code == 'ELEMENT_INCORRECT_TYPE' and info.value.line == 4
+    assert info.value.file == str(top)
