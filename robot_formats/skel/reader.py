@@ -267,9 +267,9 @@ def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com
     volumes = [shape_volume(proxy) for proxy, _ in solids]
     if not solids or any(v is None for v in volumes) or mass <= 0:
         return None
-    if sum(volumes) <= 0:  # type: ignore[arg-type]
-        return np.zeros((3, 3))  # only planes: DART gives them no inertia
     total = sum(volumes)  # type: ignore[arg-type]
+    if total <= 0:  # only zero-size shapes
+        return np.zeros((3, 3))
     parts = [shape_inertia(proxy, mass * v / total, frame, com)
              for (proxy, frame), v in zip(solids, volumes)]
     return None if any(p is None for p in parts) else sum(parts)  # type: ignore

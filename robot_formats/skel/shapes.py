@@ -9,9 +9,11 @@ in ``Link.soft`` (:func:`soft_body`).
 
 Inertia when ``<inertia>`` has no ``<moment_of_inertia>``: DART treats all the body's non-soft
 shapes as one solid, sharing the mass by volume, each shape's inertia rotated into the body
-frame and moved to the COM. Reproduced exactly for every corpus body and all generated bodies
-except those mixing planes or multi-spheres with other shapes (DART's volumes for those are
-not known here); meshes other than local ``.obj`` files fall back to identity with a warning.
+frame and moved to the COM. In that sharing DART 6.20 weighs a plane and a multi-sphere as
+volume 1 (measured with dartpy: a plane alone is a point mass at its origin, a 2 m box next to a
+multi-sphere takes 8/9 of the mass); a plane has no inertia of its own, a multi-sphere the box
+of its bounding extents. Meshes other than local ``.obj`` files fall back to identity with a
+warning.
 """
 
 from __future__ import annotations
@@ -40,7 +42,6 @@ class MultiSphere:
     """Marker for a multi-sphere's inertia: DART uses the box of its bounding extents."""
 
     extents: tuple[float, float, float]
-    volume: float
 
 #: What a soft shape's geometry must also name (DART 6.20 throws without them; the old soft
 #: syntax of DART 4 lacks them, which is why three upstream test files no longer load).
@@ -76,8 +77,7 @@ def read_geometry(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft:
         return pieces, pieces[0][0]
     low = np.min([o[:3, 3] - g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
     high = np.max([o[:3, 3] + g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
-    volume = sum(4.0 / 3.0 * np.pi * g.radius ** 3 for g, _ in pieces)  # type: ignore
-    return pieces, MultiSphere(tuple(float(v) for v in high - low), volume)  # type: ignore
+    return pieces, MultiSphere(tuple(float(v) for v in high - low))  # type: ignore
 
 
 def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: bool
@@ -227,8 +227,14 @@ def mesh_extents(mesh: Mesh) -> tuple[float, float, float] | None:
     return tuple(float(v) for v in array.max(axis=0) - array.min(axis=0))  # type: ignore
 
 
+#: What DART 6.20 counts as the volume of a plane or a multi-sphere when it shares a body's mass
+#: between its shapes (measured; see the module docstring).
+_UNIT_WEIGHT = 1.0
+
+
 def shape_volume(geometry: object) -> float | None:
-    """Volume DART assigns to a shape (bounding box for meshes and multi-spheres)."""
+    """Weight DART gives a shape when sharing a body's mass: its volume (bounding box for
+    meshes), 1 for planes and multi-spheres."""
     if isinstance(geometry, Box):
         return float(np.prod(geometry.size))
     if isinstance(geometry, Ellipsoid):
@@ -242,10 +248,8 @@ def shape_volume(geometry: object) -> float | None:
     if isinstance(geometry, Capsule):
         r = geometry.radius
         return np.pi * r * r * geometry.length + 4.0 / 3.0 * np.pi * r ** 3
-    if isinstance(geometry, Plane):
-        return 0.0
-    if isinstance(geometry, MultiSphere):
-        return geometry.volume
+    if isinstance(geometry, (Plane, MultiSphere)):
+        return _UNIT_WEIGHT
     if isinstance(geometry, Mesh):
         extents = mesh_extents(geometry)
         return float(np.prod(extents)) if extents is not None else None

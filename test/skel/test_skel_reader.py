@@ -28,11 +28,6 @@ SHAPES = CORPUS / 'dartsim_dart' / 'data' / 'skel' / 'test' / 'test_shapes.skel'
 if not GOLDENS.is_dir():
     pytest.skip('SKEL goldens not available', allow_module_level=True)
 
-#: DART's inertia-from-shapes for bodies mixing planes or multi-spheres with other shapes is
-#: not reproduced (see the reader's docs); every other body must match.
-_UNMATCHED_MIXES = {'PlaneShape', 'MultiSphereConvexHullShape'}
-
-
 def _golden(path: Path) -> Path:
     if GOLDENS in path.parents:
         return path.with_name(path.name + '.json')
@@ -79,9 +74,6 @@ def test_mass_properties_match_dart(source: Path) -> None:
         links = {link.name: link for link in models[skeleton['name']].links}
         assert set(links) == {b['name'] for b in skeleton['bodies']}
         for body in skeleton['bodies']:
-            kinds = {s['type'] for s in body['shapes'] if s['type'] != 'SoftMeshShape'}
-            if kinds & _UNMATCHED_MIXES and len(body['shapes']) > 1:
-                continue
             inertial = links[body['name']].inertial
             moments = body['moment_of_inertia']
             expected = [moments[k] for k in ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')]
