@@ -276,11 +276,12 @@ class ProblemState:
 
 def robot_model(robot: ProblemRobot) -> Model:
     """The robot's description as one model placed at its base pose, configured by the
-    problem's configuration tags. A description that is itself a world (SDFormat, SKEL) gets a
-    ``base`` link standing for its world frame."""
+    problem's configuration tags. A description whose root is the world (an SDFormat or SKEL
+    world, or a URDF/HRDF model with a ``world`` link) gets a ``base`` link standing for that
+    world frame: the scene has one world, so the robot's own ``world`` link cannot stay."""
     tree: KinematicTree = robot.tree
     positions = {**tree.initial_positions, **robot.joint_positions}
-    links = list(tree.links.values())
+    links = [link for link in tree.links.values() if link.name != WORLD]
     joints = list(tree.joints.values())
     frames = list(tree.frames.values())
     if tree.root == WORLD:
