@@ -14,6 +14,9 @@ Benchmarks (issue targets in brackets):
 * ``hrdf_load``: import time of every HRDF corpus kit, robot_formats vs hebi-py's
   ``import_from_hrdf`` in the same run [≤ 0.5× HEBI's time].
 
+* ``skel_load``: load time of every SKEL corpus file, robot_formats vs dartpy's
+  ``SkelParser.readWorld`` in the same run [≤ 0.5× DART's time].
+
 * ``render``: `robot-formats render` of every bundled example in a fresh process, wall clock
   [≤ 2 s per example].
 
@@ -27,7 +30,7 @@ import argparse
 import os
 import sys
 
-from . import hrdf_load, render, tf_stream, urdf_load
+from . import hrdf_load, render, skel_load, tf_stream, urdf_load
 
 BENCHMARKS = {
     'urdf_load': urdf_load.run,
@@ -35,6 +38,7 @@ BENCHMARKS = {
     'tf_sustained': tf_stream.run_sustained,
     'hrdf_load': hrdf_load.run,
     'render': render.run,
+    'skel_load': skel_load.run,
 }
 
 
