@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import rclpy
+from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
@@ -69,6 +70,11 @@ def _guarded(callback):
 
 def _seconds(duration) -> float:
     return duration.sec + duration.nanosec * 1e-9
+
+
+def _duration(seconds: float) -> Duration:
+    total = round(seconds * 1e9)
+    return Duration(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
 
 
 def _points(msg: JointTrajectory) -> list[jtc.Point]:
@@ -455,7 +461,7 @@ class SimController(Node):
             self.targets[self._index] = desired.positions
         goal = motion.goal
         if goal is not None:
-            self._feedback(goal, now, desired, actual, velocity, error)
+            self._feedback(goal, now, desired, motion.points, actual, velocity, error)
         if path_violated:
             self.get_logger().warning('Aborted due to state tolerance violation' if goal else
                                       'Holding position due to state tolerance violation')
@@ -476,16 +482,21 @@ class SimController(Node):
                 self._finish(goal, 'abort', jtc.GOAL_TOLERANCE_VIOLATED, text)
 
     def _feedback(self, goal: _ActiveGoal, now: float, desired: jtc.Sample,
-                  actual: np.ndarray, velocity: np.ndarray, error: np.ndarray) -> None:
+                  points: list[jtc.Point], actual: np.ndarray, velocity: np.ndarray,
+                  error: np.ndarray) -> None:
         if now - goal.last_feedback < self._monitor_period * 0.999:
             return
         goal.last_feedback = now
         feedback = FollowJointTrajectory.Feedback()
         feedback.header.stamp = self.get_clock().now().to_msg()
         feedback.joint_names = list(self.joints)
+        # as JTC's Trajectory::sample: the time_from_start of the point being moved towards
+        # (the last point once past the end)
+        towards = points[min(desired.segment, len(points) - 1)].time
         feedback.desired = JointTrajectoryPoint(
             positions=desired.positions.tolist(), velocities=desired.velocities.tolist(),
-            accelerations=desired.accelerations.tolist())
+            accelerations=desired.accelerations.tolist(),
+            time_from_start=_duration(towards))
         feedback.actual = JointTrajectoryPoint(positions=np.asarray(actual).tolist(),
                                                velocities=velocity.tolist())
         feedback.error = JointTrajectoryPoint(positions=error.tolist(),

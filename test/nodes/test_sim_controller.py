@@ -204,6 +204,10 @@ def test_goal_is_executed_exactly_with_feedback(kinematic):
     assert feedback, 'no feedback arrived'
     assert list(feedback[-1].joint_names) == JOINTS
     assert len(feedback[-1].desired.positions) == len(feedback[-1].actual.positions) == 5
+    # desired.time_from_start: the point being moved towards (JTC's Trajectory::sample)
+    towards = {(f.desired.time_from_start.sec, f.desired.time_from_start.nanosec)
+               for f in feedback}
+    assert towards <= {(0, 300_000_000), (0, 600_000_000)} and (0, 600_000_000) in towards, towards
     kinematic.wait_at(final, 1e-12, 'the final configuration')
     assert kinematic.positions()['finger_right'] == pytest.approx(0.02, abs=1e-12)  # mimic
 
