@@ -184,6 +184,71 @@ def test_y_up_worlds_are_drawn_upright():
         assert labels[2] == up.replace('-', '\u2212')
 
 
+# --- every bundled example: models, worlds and problems -----------------------------------
+
+def bundled_examples() -> list[Path]:
+    """The examples `make docs` draws and `python -m benchmarks --only render` times."""
+    from benchmarks.render import bundled_examples as listed
+    return listed()
+
+
+EXAMPLES = bundled_examples()
+#: Fixed title and no frame axes: only the bodies can make two pictures differ.
+PLAIN = render.RenderOptions(width=320, height=240, show_frames=False, title='same title')
+
+
+def drawn_fraction(image: np.ndarray) -> float:
+    """Share of the pixels that are not white background or the grey axis panes."""
+    return float(1 - np.all(image > 225, axis=2).mean())
+
+
+def test_the_examples_include_models_worlds_and_problems():
+    kinds = {(r.format, r.scene.is_world) for r in map(robot_formats.load, EXAMPLES)}
+    assert {('urdf', False), ('sdf', True), ('tmp', True)} <= kinds, kinds
+
+
+@pytest.mark.parametrize('path', EXAMPLES, ids=lambda p: str(p.relative_to(ROOT / 'examples')))
+def test_every_example_draws_something_that_moves_with_its_configuration(tmp_path, path):
+    """Non-empty at the initial configuration, and different once every DoF moves by 0.4
+    (rad or m). One camera for both (fitted around both configurations), one title and no
+    frame axes: only the posed bodies can change pixels. The PNG file is checked too."""
+    result = robot_formats.load(path)
+    assert result.tree.dof_names, f'{path.name} has nothing to move'
+    report = render.render_picture(result, tmp_path / 'initial.png', None, PLAIN)
+    assert report.triangles > 0
+    assert drawn_fraction(pixels(tmp_path / 'initial.png')) > 0.02
+    initial = result.tree.positions_vector()
+    moved = initial + 0.4
+    renderer = render.Renderer(result, PLAIN)
+    renderer.fit_camera(*renderer.bounds([initial, moved]))
+    pictures = []
+    for q in (initial, moved, initial):
+        renderer.draw(q, 'same title')
+        pictures.append(renderer.rgba()[..., :3].astype(int))
+    a, b, again = pictures
+    assert a.shape == (240, 320, 3)
+    assert drawn_fraction(a) > 0.02, f'{path.name}: almost nothing drawn'
+    changed = np.abs(a - b).max(axis=2) > 40
+    print(f'{path.name}: {drawn_fraction(a):.1%} drawn, {changed.mean():.1%} changed')
+    assert changed.mean() > 0.003, f'{path.name}: only {changed.mean():.3%} of pixels changed'
+    assert np.array_equal(a, again), 'the same configuration must give the same picture'
+
+
+def test_make_docs_draws_every_example_and_motion_and_the_pages_show_its_pictures():
+    listing = subprocess.run([sys.executable, str(ROOT / 'tools' / 'make_docs.py'), '--list'],
+                             capture_output=True, text=True, timeout=120, check=True).stdout
+    sources = {source.strip() for line in listing.splitlines()
+               for source in line.split('<-')[1].split('+')}
+    motions = sorted((ROOT / 'examples').rglob('*.xmdi'))
+    assert {str(p.relative_to(ROOT)) for p in [*EXAMPLES, *motions]} <= sources
+    names = [line.split('<-')[0].strip() for line in listing.splitlines()]
+    assert len(names) == len(set(names)), 'two pictures with one file name'
+    for page in ('docs/tour.md', 'README.md'):
+        for image in re.findall(r'!\[[^\]]*\]\(([^)]+)\)', (ROOT / page).read_text('utf-8')):
+            assert (ROOT / page).parent.joinpath(image).is_file(), f'{page}: {image} missing'
+            assert Path(image).name in names, f'{page}: {image} is not made by make docs'
+
+
 # --- animations -----------------------------------------------------------------------------
 
 def test_gif_has_several_different_frames(tmp_path):
@@ -202,6 +267,7 @@ def test_gif_has_several_different_frames(tmp_path):
             frames.append(np.asarray(gif.convert('RGB')).astype(int))
         durations = gif.info.get('duration')
     assert frames[0].shape == (240, 320, 3)
+    assert min(drawn_fraction(frame) for frame in frames) > 0.02  # every picture shows the arm
     distinct = {frame.tobytes() for frame in frames}
     assert len(distinct) == 7
     assert durations == pytest.approx(333, abs=10)  # GIF stores 1/100 s
@@ -306,6 +372,7 @@ def test_cli_animates_an_xmdi_motion(tmp_path):
     def changed(a, b):  # pixels that differ by more than palette rounding (64 colours a frame)
         return np.abs(a - b).max(axis=2)[40:] > 60  # below the title, which shows the time
 
+    assert min(drawn_fraction(frame) for frame in frames) > 0.02
     assert max(changed(frame, frames[0]).mean() for frame in frames) > 0.01
     assert changed(frames[-1], frames[0]).mean() < 0.001
 
