@@ -37,7 +37,7 @@ from ..model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType, 
 from ..transforms import invert, matrix_to_pose
 from ..xmlsafe import local_name, read_xml, required_attr
 from .joints import RawJoint, read_joint
-from .shapes import read_geometry, shape_inertia, shape_volume, soft_body
+from .shapes import mesh_bounds, read_geometry, shape_inertia, shape_volume, soft_body
 from .values import Ctx, boolean, child, number, require, transformation, vector
 
 __all__ = ['read_skel', 'parse_skel_element']
@@ -157,7 +157,7 @@ def _inertial(ctx: Ctx, body: etree._Element, name: str,
     if moments is not None:
         inertia = tuple(number(ctx, require(ctx, moments, key)) for key in _MOMENTS)
     else:
-        matrix = _composite_inertia(solids, mass, np.asarray(com))
+        matrix = _composite_inertia(solids, mass, np.asarray(com), ctx.meshes)
         if matrix is None:
             ctx.warnings.append(Diagnostic(
                 f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape robot_formats '
@@ -260,10 +260,11 @@ def _place(raw: RawJoint, poses: dict[str, np.ndarray], names: set[str]) -> Join
                  actuator=raw.actuator, dof_dynamics=tuple(raw.dof_dynamics))
 
 
-def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com: np.ndarray
-                       ) -> np.ndarray | None:
+def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com: np.ndarray,
+                       meshes: dict) -> np.ndarray | None:
     """Inertia about the COM of all (non-soft) shapes as one solid of ``mass``, the mass shared
     by volume (what DART 6.20 does when ``<moment_of_inertia>`` is absent)."""
+    solids = [(mesh_bounds(proxy, meshes), frame) for proxy, frame in solids]
     volumes = [shape_volume(proxy) for proxy, _ in solids]
     if not solids or any(v is None for v in volumes) or mass <= 0:
         return None

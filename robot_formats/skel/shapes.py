@@ -18,6 +18,7 @@ warning.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -33,8 +34,8 @@ from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
 from .values import Ctx, child, number, require, vector
 
-__all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'MultiSphere',
-           'soft_body']
+__all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
+           'MeshBounds', 'MultiSphere', 'soft_body']
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,14 @@ class MultiSphere:
     """Marker for a multi-sphere's inertia: DART uses the box of its bounding extents."""
 
     extents: tuple[float, float, float]
+
+@dataclass(frozen=True, slots=True)
+class MeshBounds:
+    """A mesh for DART's inertia: the box of its scaled bounding extents (read once per load,
+    see :func:`mesh_bounds`)."""
+
+    extents: tuple[float, float, float]
+
 
 #: What a soft shape's geometry must also name (DART 6.20 throws without them; the old soft
 #: syntax of DART 4 lacks them, which is why three upstream test files no longer load).
@@ -193,11 +202,8 @@ def _local_inertia(geometry: Geometry, m: float) -> np.ndarray | None:
         return _capsule(geometry.radius, geometry.length, m)
     if isinstance(geometry, Plane):
         return np.zeros((3, 3))  # DART: an infinite plane has no inertia
-    if isinstance(geometry, MultiSphere):
+    if isinstance(geometry, (MultiSphere, MeshBounds)):
         return _box(geometry.extents, m)
-    if isinstance(geometry, Mesh):
-        extents = mesh_extents(geometry)
-        return _box(extents, m) if extents is not None else None
     return None
 
 
@@ -217,14 +223,29 @@ def mesh_extents(mesh: Mesh) -> tuple[float, float, float] | None:
         return None
     try:
         with open(urlparse(mesh.uri).path, encoding='utf-8', errors='replace') as handle:
-            points = [tuple(map(float, line.split()[1:4])) for line in handle
-                      if line.startswith('v ')]
+            text = handle.read()
+        # vertex lines only; the numbers parsed by numpy in one call
+        numbers = ' '.join(' '.join(line.split()[1:4]) for line in text.splitlines()
+                           if line.startswith('v '))
+        points = np.array(numbers.split(), dtype=float).reshape(-1, 3)
     except (OSError, ValueError):
         return None
-    if not points:
+    if not points.size:
         return None
-    array = np.asarray(points) * np.asarray(mesh.scale)
-    return tuple(float(v) for v in array.max(axis=0) - array.min(axis=0))  # type: ignore
+    extents = (points.max(axis=0) - points.min(axis=0)) * np.abs(mesh.scale)
+    return tuple(float(v) for v in extents)  # type: ignore
+
+
+def mesh_bounds(proxy: object, memo: dict) -> object | None:
+    """The inertia stand-in of a shape proxy: a mesh becomes its :class:`MeshBounds` (each
+    file read once per ``memo``), None when it cannot be read; other proxies unchanged."""
+    if not isinstance(proxy, Mesh):
+        return proxy
+    key = (proxy.uri, proxy.scale)
+    if key not in memo:
+        extents = mesh_extents(proxy)
+        memo[key] = MeshBounds(extents) if extents is not None else None
+    return memo[key]
 
 
 #: What DART 6.20 counts as the volume of a plane or a multi-sphere when it shares a body's mass
@@ -236,9 +257,9 @@ def shape_volume(geometry: object) -> float | None:
     """Weight DART gives a shape when sharing a body's mass: its volume (bounding box for
     meshes), 1 for planes and multi-spheres."""
     if isinstance(geometry, Box):
-        return float(np.prod(geometry.size))
+        return math.prod(geometry.size)
     if isinstance(geometry, Ellipsoid):
-        return 4.0 / 3.0 * np.pi * float(np.prod(geometry.radii))
+        return 4.0 / 3.0 * math.pi * math.prod(geometry.radii)
     if isinstance(geometry, Sphere):
         return 4.0 / 3.0 * np.pi * geometry.radius ** 3
     if isinstance(geometry, Cylinder):
@@ -250,9 +271,8 @@ def shape_volume(geometry: object) -> float | None:
         return np.pi * r * r * geometry.length + 4.0 / 3.0 * np.pi * r ** 3
     if isinstance(geometry, (Plane, MultiSphere)):
         return _UNIT_WEIGHT
-    if isinstance(geometry, Mesh):
-        extents = mesh_extents(geometry)
-        return float(np.prod(extents)) if extents is not None else None
+    if isinstance(geometry, MeshBounds):
+        return math.prod(geometry.extents)
     return None
 
 

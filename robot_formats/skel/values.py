@@ -14,25 +14,26 @@ import numpy as np
 from lxml import etree
 
 from ..errors import InvalidValueError, SchemaError
-from ..transforms import axis_angle
 from ..xmlsafe import floats, local_name
 
 __all__ = ['Ctx', 'child', 'require', 'number', 'vector', 'transformation', 'boolean']
 
 
 class Ctx:
-    """The file being read (for error locations) and its warnings sink."""
+    """The file being read (for error locations), its warnings sink, and the mesh bounds read
+    so far (each mesh file is read once per document)."""
 
     def __init__(self, file: str | None, warnings: list) -> None:
         self.file = file
         self.warnings = warnings
+        self.meshes: dict = {}
 
 
 def child(element: etree._Element, tag: str) -> etree._Element | None:
-    """The first child element named ``tag`` (namespace-free), or None."""
-    for sub in element:
-        if local_name(sub) == tag:
-            return sub
+    """The first child element named ``tag`` in any or no namespace, or None (lxml filters
+    the children in C: twice as fast as comparing every child's name here)."""
+    for sub in element.iterchildren('{*}' + tag):
+        return sub
     return None
 
 
@@ -51,11 +52,23 @@ def number(ctx: Ctx, element: etree._Element, allow_inf: bool = False) -> float:
     text = (element.text or '').strip()
     if allow_inf and text.lower() in ('inf', '+inf', '-inf', 'infinity', '-infinity'):
         return -math.inf if text.startswith('-') else math.inf
-    return floats(text, ctx.file, element.sourceline, f'<{local_name(element)}>', 1)[0]
+    return vector(ctx, element, 1)[0]
 
 
-def vector(ctx: Ctx, element: etree._Element, count: int = 3) -> tuple[float, ...]:
-    return floats(element.text, ctx.file, element.sourceline, f'<{local_name(element)}>', count)
+def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[float, ...]:
+    """``count`` (any number if None) whitespace-separated finite floats.
+
+    Fast path for well-formed text; anything unusual goes through
+    :func:`robot_formats.xmlsafe.floats`, which raises the error with file and line."""
+    text = element.text or ''
+    try:
+        values = tuple(map(float, text.split()))
+    except ValueError:
+        values = None
+    if (values is None or (count is not None and len(values) != count)
+            or not math.isfinite(sum(values)) or '_' in text):
+        return floats(text, ctx.file, element.sourceline, f'<{local_name(element)}>', count)
+    return values
 
 
 def boolean(ctx: Ctx, element: etree._Element) -> bool:
@@ -70,11 +83,13 @@ def boolean(ctx: Ctx, element: etree._Element) -> bool:
 
 def transformation(ctx: Ctx, element: etree._Element | None) -> np.ndarray:
     """``x y z rx ry rz`` → 4×4 with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler), I if None."""
-    out = np.eye(4)
     if element is None:
-        return out
+        return np.eye(4)
     x, y, z, rx, ry, rz = vector(ctx, element, 6)
-    out[:3, :3] = (axis_angle((1.0, 0.0, 0.0), rx) @ axis_angle((0.0, 1.0, 0.0), ry)
-                   @ axis_angle((0.0, 0.0, 1.0), rz))
-    out[:3, 3] = (x, y, z)
-    return out
+    cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
+    cz, sz = math.cos(rz), math.sin(rz)
+    # Rx(rx) · Ry(ry) · Rz(rz), multiplied out
+    return np.array([[cy * cz, -cy * sz, sy, x],
+                     [cx * sz + sx * sy * cz, cx * cz - sx * sy * sz, -sx * cy, y],
+                     [sx * sz - cx * sy * cz, sx * cz + cx * sy * sz, cx * cy, z],
+                     [0.0, 0.0, 0.0, 1.0]])
