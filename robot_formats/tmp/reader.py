@@ -218,14 +218,31 @@ def _axis(element: etree._Element, ctx: _Ctx) -> np.ndarray:
     return frozen_array(axis / norm)
 
 
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, or ``path`` itself where the OS refuses the name (symlink loops)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return path
+
+
+def existing_file(path: str | Path) -> bool:
+    """True for an existing file; False (not OSError) for names the OS refuses, e.g. too long
+    (found by fuzzing, test/core/test_fuzz_formats.py)."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
     name = _text(_child(element, 'name', ctx, required=True), ctx)
     geom_element = _child(element, 'geom', ctx)
     geom = _text(geom_element, ctx) if geom_element is not None else None
     mesh_path = None
     if geom is not None:
-        mesh_path = str((base / geom).resolve())
-        if not Path(mesh_path).is_file():
+        mesh_path = str(_resolved(base / geom))
+        if not existing_file(mesh_path):
             ctx.warn(f'object {name!r}: mesh {geom!r} not found ({mesh_path}); it is drawn as '
                      'its frame only', geom_element.sourceline, 'TMP_MESH_MISSING')
     pose = _transform(_child(element, 'pose', ctx, required=True), ctx)
@@ -359,7 +376,7 @@ def _robot(element: etree._Element, ctx: _Ctx, base: Path, mapping: Configuratio
     name = _text(_child(element, 'name', ctx, required=True), ctx)
     urdf_element = _child(element, 'urdf', ctx, required=True)
     description = _text(urdf_element, ctx)
-    description_path = (base / description).resolve()
+    description_path = _resolved(base / description)
     basepose_element = _child(element, 'basepose', ctx)
     basepose = (_transform(basepose_element, ctx) if basepose_element is not None
                 else frozen_array(np.eye(4)))

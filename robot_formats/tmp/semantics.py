@@ -26,7 +26,7 @@ from ..kinematics import KinematicTree
 from ..model import WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene, Visual
 from ..transforms import axis_angle, invert, matrix_to_pose, rotation_to_quat
 from .problem import ContinuousGrasp, Problem, ProblemObject, ProblemRobot, StablePose, SupportRegion
-from .reader import polygon_normal
+from .reader import existing_file, polygon_normal
 
 __all__ = ['GraspSample', 'Placement', 'continuous_grasp_frame', 'grasp_samples',
            'support_normal', 'sample_support_points', 'stable_object_pose', 'placements',
@@ -329,7 +329,7 @@ def problem_scene(problem: Problem) -> Scene:
     parents = problem.parent_of()
     for obj in problem.objects.values():
         visuals = ()
-        if obj.mesh_path and Path(obj.mesh_path).is_file():
+        if obj.mesh_path and existing_file(obj.mesh_path):
             visuals = (Visual(Mesh(Path(obj.mesh_path).as_uri()), name=obj.name),)
         links.append(Link(obj.name, visuals=visuals, line=obj.line))
         parent = parents.get(obj.name, WORLD)
