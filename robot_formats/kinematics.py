@@ -158,23 +158,26 @@ class KinematicTree:
             name = scoped(prefix, link.name)
             self._claim(name, link.line, model.source)
             self.links[name] = link if name == link.name else replace(link, name=name)
-        for frame in model.frames:
-            self._add_frame(replace(frame, attached_to=scoped(prefix, frame.attached_to)),
-                            prefix, model.source)
+        for frame in model.frames:  # one copy per member: scoped name and references at once
+            name = scoped(prefix, frame.name)
+            self._claim(name, frame.line, model.source)
+            self.frames[name] = frame if not prefix else replace(
+                frame, name=name, attached_to=scoped(prefix, frame.attached_to))
         for joint in model.joints:
             if prefix:
                 mimic = joint.mimic and replace(joint.mimic,
                                                 joint=scoped(prefix, joint.mimic.joint))
-                joint = replace(joint, parent=scoped(prefix, joint.parent),
+                joint = replace(joint, name=scoped(prefix, joint.name),
+                                parent=scoped(prefix, joint.parent),
                                 child=scoped(prefix, joint.child), mimic=mimic)
-            self._add_joint(joint, prefix, model.source)
+            self._add_joint(joint, '', model.source)
         for dof, value in model.initial_positions.items():
             self.initial_positions[scoped(prefix, dof)] = value
 
     def _add_frame(self, frame: Frame, prefix: str, source: str | None) -> None:
         name = scoped(prefix, frame.name)
         self._claim(name, frame.line, source)
-        self.frames[name] = replace(frame, name=name)
+        self.frames[name] = frame if name == frame.name else replace(frame, name=name)
 
     def _add_joint(self, joint: Joint, prefix: str, source: str | None) -> None:
         name = scoped(prefix, joint.name)

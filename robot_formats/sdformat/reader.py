@@ -11,6 +11,7 @@ models of different kinds may share a name only before 1.7 (libsdformat renames 
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
@@ -52,7 +53,12 @@ class SdfLoader:
         self.warnings = warnings
         self.config = config or ResolverConfig()
         self.stack: list[str] = []          # files being read, outermost first (cycle check)
-        self._xml_cache: dict[str, etree._Element] = {}
+        #: included SDFormat files already read in this load: a file included many times (a
+        #: world of 1,000 copies of a robot) is read once and its model copied per include
+        self._parsed: dict[str, _Parsed] = {}
+        self._subtrees: list[_Parsed] = []  # what the files being read include, innermost last
+        self._uris: dict[tuple[str, str | None], Path] = {}
+        self._keys: dict[Path, str] = {}   # path -> resolved path (cycle check key)
 
     # --- documents ------------------------------------------------------------------------
     def document(self, root: etree._Element, file: str | None) -> SdfWorld | SdfModel:
@@ -350,7 +356,7 @@ class SdfLoader:
             raise SchemaError('<include> needs a <uri>', ctx.file, element.sourceline,
                               code='ATTRIBUTE_MISSING')
         override = _IncludeOverrides.read(self, ctx, element)
-        path = resolve_uri(uri, ctx.file, self.config, uri_element.sourceline)
+        path = self._resolve_uri(uri, ctx.file, uri_element.sourceline)
         if path.suffix.lower() in SDF_EXTENSIONS or not _other_format(path):
             model = self._included_sdf(ctx, path, element)
             if model is None:  # a light or an actor: nothing kinematic to add
@@ -365,27 +371,51 @@ class SdfLoader:
                 model.joints.append(self.joint(ctx, sub))
         return [model]
 
+    def _resolve_uri(self, uri: str, including_file: str | None, line: int | None) -> Path:
+        """``resolve_uri``, once per (URI, including file) in a load: a world including one
+        model 1,000 times looks it up once. Lookup errors are not cached (their line differs)."""
+        key = (uri, including_file)
+        found = self._uris.get(key)
+        if found is None:
+            found = self._uris[key] = resolve_uri(uri, including_file, self.config, line)
+        return found
+
     def _included_sdf(self, ctx: Ctx, path: Path, include: etree._Element) -> SdfModel | None:
-        key = str(path.resolve())
-        if key in self.stack:
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = str(path.resolve())
+        parsed = self._parsed.get(key)
+        if key in self.stack or (parsed is not None and not parsed.files.isdisjoint(self.stack)):
             chain = ' -> '.join(Path(p).name for p in [*self.stack, key])
             raise StructureError(f'include cycle: {chain}', ctx.file, include.sourceline,
                                  code='URI_LOOKUP')
-        if len(self.stack) >= self.config.max_depth:
+        levels = parsed.depth if parsed is not None else 1
+        if len(self.stack) + levels - 1 >= self.config.max_depth:
             raise StructureError(f'includes nest deeper than {self.config.max_depth} files',
                                  ctx.file, include.sourceline, code='URI_LOOKUP')
-        root = self._xml_cache.get(key)
-        if root is None:
-            root = self._xml_cache[key] = read_xml(path)
+        if parsed is None:
+            parsed = self._parsed[key] = self._read_included(ctx, path, key, include)
+        if self._subtrees:
+            self._subtrees[-1].add(parsed)
+        return _clone_model(parsed.model) if parsed.model is not None else None
+
+    def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element
+                       ) -> _Parsed:
+        """Read an included SDFormat file (first time in this load)."""
+        root = read_xml(path)
         self.stack.append(key)
+        below = _Parsed(None, frozenset(), 0)
+        self._subtrees.append(below)
         try:
             inner, content = self._sdf_root(root, str(path))
             if any(e.tag == 'world' for e in content):
                 raise SchemaError(f'{path.name} is a world; //include can only include models',
                                   ctx.file, include.sourceline, code='ELEMENT_INCORRECT_TYPE')
-            return self._single_model(inner, root, content)
+            model = self._single_model(inner, root, content)
         finally:
             self.stack.pop()
+            self._subtrees.pop()
+        return _Parsed(model, below.files | {key}, below.depth + 1)
 
     def _included_other(self, ctx: Ctx, path: Path, uri: str, override: _IncludeOverrides,
                         parent_name: str, include: etree._Element) -> SdfModel:
@@ -411,6 +441,60 @@ class SdfLoader:
         from .merge import merge_into
         included = self.include(ctx, element, in_world=False, parent_name=model.name)[0]
         merge_into(ctx, model, included, siblings, element.sourceline)
+
+
+class _Parsed:
+    """An included file as read once: its model (None for a light or actor), every file it
+    includes, directly or not (cycle check on reuse), and how many include levels it spans
+    (depth check on reuse)."""
+
+    __slots__ = ('model', 'files', 'depth')
+
+    def __init__(self, model: SdfModel | None, files: frozenset[str], depth: int) -> None:
+        self.model, self.files, self.depth = model, files, depth
+
+    def add(self, other: _Parsed) -> None:
+        self.files = self.files | other.files
+        self.depth = max(self.depth, other.depth)
+
+
+def _clone_pose(pose: PoseSpec) -> PoseSpec:
+    return PoseSpec(pose.matrix, pose.relative_to, pose.line, pose.given)  # matrices never change
+
+
+def _clone_model(model: SdfModel) -> SdfModel:
+    """A copy of ``model`` that includes may rename, repose and merge (everything an include
+    or a merge changes is copied; immutable parts such as shapes and matrices are shared)."""
+    out = copy.copy(model)
+    out.pose = _clone_pose(model.pose)
+    out.links = [_clone_link(link) for link in model.links]
+    out.joints = [_clone_joint(joint) for joint in model.joints]
+    out.frames = [_clone_frame(frame) for frame in model.frames]
+    out.models = [_clone_model(nested) for nested in model.models]
+    out.plugins = list(model.plugins)
+    out.initial_positions = dict(model.initial_positions)
+    return out
+
+
+def _clone_link(link: SdfLink) -> SdfLink:
+    out = copy.copy(link)
+    out.pose = _clone_pose(link.pose)
+    out.shapes = [SdfVisualPose(shape.item, _clone_pose(shape.pose)) for shape in link.shapes]
+    return out
+
+
+def _clone_joint(joint: SdfJoint) -> SdfJoint:
+    out = copy.copy(joint)
+    out.pose = _clone_pose(joint.pose)
+    out.axis = copy.copy(joint.axis)
+    out.axis2 = copy.copy(joint.axis2)
+    return out
+
+
+def _clone_frame(frame: SdfFrame) -> SdfFrame:
+    out = copy.copy(frame)
+    out.pose = _clone_pose(frame.pose)
+    return out
 
 
 class _Siblings:

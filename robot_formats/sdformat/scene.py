@@ -16,8 +16,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import Diagnostic
-from ..model import WORLD, Frame, Joint, JointType, Limits, Link, Model, Scene
-from ..transforms import matrix_to_pose
+from ..model import WORLD, Frame, Joint, JointType, Limits, Link, Model, Pose, Scene
+from ..transforms import rotation_to_quat
 from .dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
 from .frames import ModelFrames, ResolvedFrame, resolve_world
 
@@ -25,10 +25,25 @@ __all__ = ['to_scene']
 
 
 def _inverse(matrix: np.ndarray) -> np.ndarray:
-    out = np.eye(4)
-    out[:3, :3] = matrix[:3, :3].T
-    out[:3, 3] = -matrix[:3, :3].T @ matrix[:3, 3]
+    out = np.empty((4, 4))
+    rotation = matrix[:3, :3].T
+    out[:3, :3] = rotation
+    out[:3, 3] = rotation @ -matrix[:3, 3]
+    out[3] = _LAST_ROW
     return out
+
+
+_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def matrix_to_pose(matrix: np.ndarray) -> Pose:
+    """``transforms.matrix_to_pose`` with a fast path for unrotated frames (most frames of a
+    composed world sit on their links without rotation): the scene converts every frame."""
+    (r0, r1, r2, r3) = matrix.tolist()
+    xyz = (r0[3], r1[3], r2[3])
+    if r0[0] == 1.0 and r1[1] == 1.0 and r2[2] == 1.0:
+        return Pose(xyz)
+    return Pose(xyz, rotation_to_quat(matrix[:3, :3]))
 
 
 def _local(model_name: str, scoped: str) -> str:
@@ -42,6 +57,14 @@ class _Builder:
         self.world = world
         self.warnings = warnings
         self.graph, self.frames = resolve_world(world)
+        self._inverses: dict[str, np.ndarray] = {}
+
+    def inverse(self, name: str) -> np.ndarray:
+        """X_name_W (memoized: many frames and joints hang from the same link)."""
+        found = self._inverses.get(name)
+        if found is None:
+            found = self._inverses[name] = _inverse(self.frames[name].pose)
+        return found
 
     def scene(self) -> Scene:
         models = [self.model(m) for m in self.world.models]
@@ -118,17 +141,17 @@ class _Builder:
 
     def frame(self, resolved: ResolvedFrame, name: str, model_name: str) -> Frame:
         attached = resolved.attached_to
-        base = np.eye(4) if attached == WORLD else self.frames[attached].pose
+        local = resolved.pose if attached == WORLD else self.inverse(attached) @ resolved.pose
         line = getattr(_element(resolved), 'line', None)
         return Frame(name, _local(model_name, attached) if model_name else attached,
-                     matrix_to_pose(_inverse(base) @ resolved.pose), line)
+                     matrix_to_pose(local), line)
 
     def joint(self, joint: SdfJoint, resolved: ResolvedFrame, parent: str, model_name: str,
               owner) -> Joint:
         child = resolved.attached_to
         x_wj = resolved.pose
-        x_wp = np.eye(4) if parent == WORLD else self.frames[parent].pose
-        x_wc = self.frames[child].pose
+        x_pj = x_wj if parent == WORLD else self.inverse(parent) @ x_wj
+        x_cj = self.inverse(child) @ x_wj
         axis = _axis_in_joint(joint.axis, owner, resolved, self.warnings)
         axis2 = _axis_in_joint(joint.axis2, owner, resolved, self.warnings)
         limits = tuple(a.limits or Limits() for a in (joint.axis, joint.axis2)
@@ -139,9 +162,9 @@ class _Builder:
         return Joint(_local(model_name, resolved.name) if model_name else resolved.name,
                      joint.type, _local(model_name, parent) if model_name else parent,
                      _local(model_name, child) if model_name else child,
-                     matrix_to_pose(_inverse(x_wp) @ x_wj),
+                     matrix_to_pose(x_pj),
                      axis if axis is not None else (0.0, 0.0, 1.0), axis2,
-                     matrix_to_pose(_inverse(x_wc) @ x_wj), limits, dynamics, joint.mimic,
+                     matrix_to_pose(x_cj), limits, dynamics, joint.mimic,
                      joint.axis_order, joint.pitch, joint.line)
 
     def break_loops(self, models: list[Model], world_joints: list[Joint]
