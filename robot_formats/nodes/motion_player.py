@@ -1,0 +1,550 @@
+"""``motion_player``: plays XMDI motions to the joint controllers ROS robots use.
+
+Parameters (read-only; set them at start, e.g. ``--ros-args -p output_mode:=stream``):
+
+==========================  ===============================  ====================================
+``motion_files``            string[] (required for motions)  XMDI files and/or directories (every
+                                                             ``*.xmdi`` in them, sorted by name)
+``servo_map``               string, ``''``                   YAML servo -> joint mapping (scale,
+                                                             offset); empty: servo = joint
+``frame_period``            double, ``0.032``                seconds per XMDI frame
+``interpolation``           string, ``linear``               ``linear`` (as Webots) or ``cubic``
+``output_mode``             string, ``trajectory``           ``trajectory`` | ``action`` |
+                                                             ``stream`` | ``joint_states``
+``controller``              string,                          the controller's name: its topics
+                            ``joint_trajectory_controller``  and action are under it
+``controller_joints``       string[], motion's joints        stream mode: the controller's joints
+                                                             in its order
+``stream_rate``             double, ``100.0``                Hz of stream / joint_states output
+``feedback_rate``           double, ``20.0``                 Hz of ``~/play`` feedback
+``controller_timeout``      double, ``5.0``                  action mode: seconds to wait for the
+                                                             controller's action server / answers
+``robot_description_topic`` string, ``robot_description``    the robot model (URDF, latched)
+==========================  ===============================  ====================================
+
+Interfaces:
+
+* ``~/list_motions`` (robot_formats_interfaces/srv/ListMotions);
+* ``~/play`` (robot_formats_interfaces/action/PlayMotion): motion, speed factor, loop count,
+  reverse, start time; feedback time/frame/progress/loop; cancel stops and holds position;
+  one goal at a time (a second one is aborted with INVALID_GOAL);
+* ``output_mode`` targeting the controller named by ``controller``:
+  - ``trajectory``: trajectory_msgs/JointTrajectory on ``<controller>/joint_trajectory``
+    (joint_trajectory_controller's topic), one message per play; cancel sends a one-point
+    trajectory holding the position reached;
+  - ``action``: control_msgs/action/FollowJointTrajectory on
+    ``<controller>/follow_joint_trajectory``, relaying the controller's feedback and error codes;
+    cancel cancels the controller's goal (the controller holds);
+  - ``stream``: std_msgs/Float64MultiArray on ``<controller>/commands`` at ``stream_rate``
+    (forward_command_controller); cancel publishes the position reached, last;
+  - ``joint_states``: sensor_msgs/JointState on ``joint_states`` at ``stream_rate`` (a preview
+    in rviz through description_publisher).
+* subscribes ``robot_description`` (std_msgs/String, transient local).
+
+Before anything moves, the play is checked against the robot model received on
+``robot_description`` (parsed by the library: :mod:`robot_formats.xmdi.safety`): every servo
+drives a commandable joint, positions and velocities within limits, the trajectory obeys
+joint_trajectory_controller's rules. A failed check ends the goal (aborted) with success=false,
+the reason and an error code (PlayMotion.Result constants), and nothing is sent.
+
+Stream and joint_states output run on a dedicated thread with absolute deadlines (sleep until
+0.5 ms before, then spin); the result message reports the measured publish instants against the
+schedule (p50/p99/max). The node never parses XML itself and no bad request ends it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+import threading
+import time
+
+import numpy as np
+import rclpy
+from action_msgs.msg import GoalStatus
+from builtin_interfaces.msg import Duration
+from control_msgs.action import FollowJointTrajectory
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.task import Future
+from robot_formats_interfaces.action import PlayMotion
+from robot_formats_interfaces.msg import MotionInfo
+from robot_formats_interfaces.srv import ListMotions
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from ..errors import FormatError
+from ..xmdi.library import MotionLibrary
+from ..xmdi.mapping import ServoMapping
+from ..xmdi.playback import Interpolation, Playback, PlayOptions, TrajectoryPoint, sample_times
+from ..xmdi.safety import MotionRejected, RobotJoints, check_play
+
+__all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg']
+
+OUTPUT_MODES = ('trajectory', 'action', 'stream', 'joint_states')
+#: robot_description as robot_state_publisher latches it.
+DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: Python's GIL hand-over interval while streaming (the default 5 ms would let another thread
+#: hold the interpreter past a 1 kHz deadline).
+STREAM_SWITCH_INTERVAL = 1e-4
+
+
+def duration_msg(seconds: float) -> Duration:
+    """builtin_interfaces/Duration of ``seconds``, rounded to the nanosecond."""
+    total = round(seconds * 1e9)
+    return Duration(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
+
+
+def _guarded(callback):
+    """Log an unexpected exception of a callback instead of ending the node."""
+    @functools.wraps(callback)
+    def guarded(self, *args):
+        try:
+            return callback(self, *args)
+        except Exception as err:  # noqa: BLE001 - nothing may take the node down
+            self.get_logger().error(f'internal error in {callback.__name__}: '
+                                    f'{type(err).__name__}: {err}')
+            return None
+    return guarded
+
+
+class _Stop(Exception):
+    """A play ended early: (result code name, message)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class MotionPlayer(Node):
+    """Serves a motion library; plays one motion at a time to the configured controller."""
+
+    def __init__(self, node_name: str = 'motion_player', **kwargs) -> None:
+        super().__init__(node_name, **kwargs)
+        self._declare_parameters()
+        self.mode = str(self.get_parameter('output_mode').value)
+        if self.mode not in OUTPUT_MODES:
+            raise ValueError(f'output_mode {self.mode!r} is not one of {", ".join(OUTPUT_MODES)}')
+        self.controller = str(self.get_parameter('controller').value).rstrip('/')
+        self.stream_rate = self._positive('stream_rate')
+        self.feedback_period = 1.0 / self._positive('feedback_rate')
+        self.frame_period = self._positive('frame_period')
+        self.interpolation = Interpolation.parse(str(self.get_parameter('interpolation').value))
+        self.controller_timeout = self._positive('controller_timeout')
+        self.controller_joints = tuple(self.get_parameter_or('controller_joints', None).value or ())
+        self.library = self._load_library()
+        self.robot: RobotJoints | None = None
+        self._busy = threading.Lock()
+        self._group = ReentrantCallbackGroup()
+        self._create_output()
+        self.create_subscription(String, str(self.get_parameter('robot_description_topic').value),
+                                 self._description_callback, DESCRIPTION_QOS,
+                                 callback_group=self._group)
+        self.create_service(ListMotions, '~/list_motions', self._list_callback,
+                            callback_group=self._group)
+        self._server = ActionServer(self, PlayMotion, '~/play', self._execute,
+                                    goal_callback=lambda goal: GoalResponse.ACCEPT,
+                                    cancel_callback=lambda handle: CancelResponse.ACCEPT,
+                                    callback_group=self._group)
+        if self.mode in ('stream', 'joint_states'):
+            sys.setswitchinterval(min(sys.getswitchinterval(), STREAM_SWITCH_INTERVAL))
+        self.get_logger().info(
+            f'ready: {len(self.library.names)} motion(s) ({", ".join(self.library.names)}); '
+            f'output {self.mode} -> {self._output_name()}')
+
+    # --- configuration ----------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        def text(description: str) -> ParameterDescriptor:
+            return ParameterDescriptor(description=description, read_only=True)
+
+        self.declare_parameter('motion_files', Parameter.Type.STRING_ARRAY, text(
+            'XMDI files, or directories whose *.xmdi files are all loaded.'))
+        self.declare_parameter('servo_map', '', text(
+            'YAML servo -> joint mapping with scale and offset (empty: servos are joints).'))
+        self.declare_parameter('frame_period', 0.032, text('Seconds per XMDI frame.'))
+        self.declare_parameter('interpolation', 'linear', text("'linear' (Webots) or 'cubic'."))
+        self.declare_parameter('output_mode', 'trajectory', text(
+            'trajectory | action | stream | joint_states.'))
+        self.declare_parameter('controller', 'joint_trajectory_controller', text(
+            'Controller name: topics and action live under it.'))
+        self.declare_parameter('controller_joints', Parameter.Type.STRING_ARRAY, text(
+            "stream mode: the controller's joints in its order (default: the motion's joints)."))
+        self.declare_parameter('stream_rate', 100.0, text(
+            'Hz of the stream and joint_states modes.'))
+        self.declare_parameter('feedback_rate', 20.0, text('Hz of ~/play feedback.'))
+        self.declare_parameter('controller_timeout', 5.0, text(
+            "action mode: seconds to wait for the controller's action server and answers."))
+        self.declare_parameter('robot_description_topic', 'robot_description', text(
+            'Where the robot model (URDF) comes from.'))
+
+    def _positive(self, name: str) -> float:
+        value = float(self.get_parameter(name).value)
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f'{name} must be a positive number, not {value!r}')
+        return value
+
+    def _load_library(self) -> MotionLibrary:
+        files = list(self.get_parameter_or('motion_files', None).value or [])
+        servo_map = str(self.get_parameter('servo_map').value)
+        mapping = ServoMapping.from_yaml(servo_map) if servo_map else None
+        library = MotionLibrary.load(files, mapping, self.frame_period, self.interpolation)
+        for warning in library.warnings:
+            self.get_logger().warning(str(warning))
+        if not library.names:
+            self.get_logger().warning('no motions loaded: set motion_files')
+        return library
+
+    def _topic(self, leaf: str) -> str:
+        return f'{self.controller}/{leaf}' if self.controller else leaf
+
+    def _output_name(self) -> str:
+        return {'trajectory': self._topic('joint_trajectory'),
+                'action': self._topic('follow_joint_trajectory'),
+                'stream': self._topic('commands'), 'joint_states': 'joint_states'}[self.mode]
+
+    def _create_output(self) -> None:
+        self.trajectory_pub = self.stream_pub = self.joint_states_pub = self.action_client = None
+        if self.mode == 'trajectory':
+            self.trajectory_pub = self.create_publisher(JointTrajectory, self._output_name(), 10)
+        elif self.mode == 'stream':
+            self.stream_pub = self.create_publisher(Float64MultiArray, self._output_name(), 10)
+        elif self.mode == 'joint_states':
+            self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
+        else:
+            self.action_client = ActionClient(self, FollowJointTrajectory, self._output_name(),
+                                              callback_group=self._group)
+
+    # --- inputs -----------------------------------------------------------------------------
+    @_guarded
+    def _description_callback(self, msg: String) -> None:
+        try:
+            robot = RobotJoints.from_urdf_text(msg.data)
+        except FormatError as err:
+            self.get_logger().error(f'robot_description is not a usable URDF: {err}; keeping '
+                                    'the previous model')
+            return
+        self.robot = robot
+        self.get_logger().info(f'robot model: {len(robot.limits)} commandable joint(s)')
+
+    @_guarded
+    def _list_callback(self, request, response):
+        for name, entry in self.library.entries.items():
+            model = entry.model
+            response.motions.append(MotionInfo(
+                name=name, duration=model.duration, last_frame=model.motion.last_frame,
+                servos=list(model.motion.servo_names), joints=list(model.joints),
+                file=entry.file))
+        response.frame_period = self.frame_period
+        response.interpolation = self.interpolation.value
+        return response
+
+    # --- the play action --------------------------------------------------------------------
+    async def _execute(self, goal_handle):
+        """Check the goal here (nothing is sent if a check fails), then play it on a dedicated
+        thread while this coroutine waits without blocking the executor: a bringup's
+        single-threaded executor keeps serving every node while a motion plays."""
+        result = PlayMotion.Result()
+        if not self._busy.acquire(blocking=False):
+            return self._finish(goal_handle, result, 'INVALID_GOAL', 'another motion is playing; '
+                                'cancel it first')
+        try:
+            try:
+                playback, points = self._prepare(goal_handle.request)
+            except MotionRejected as err:
+                return self._finish(goal_handle, result, err.code, err.message)
+            self.get_logger().info(f'playing {playback.model.name!r} ({self.mode}, '
+                                   f'{playback.total_time:.3f} s)')
+            finished = Future(executor=self.executor)
+            finished.add_done_callback(_wake)  # its task wakes the executor to resume us
+            worker = threading.Thread(target=self._play_thread, name='motion_player_play',
+                                      args=(goal_handle, playback, points, result, finished),
+                                      daemon=True)
+            worker.start()
+            code, message = await finished
+            worker.join()
+            return self._finish(goal_handle, result, code, message)
+        except Exception as err:  # noqa: BLE001 - a bug ends this goal, never the node
+            self.get_logger().error(f'internal error in ~/play: {type(err).__name__}: {err}')
+            return self._finish(goal_handle, result, 'CONTROLLER_ERROR',
+                                f'internal error: {type(err).__name__}: {err}')
+        finally:
+            self._busy.release()
+
+    def _play_thread(self, goal_handle, playback: Playback, points, result, finished) -> None:
+        """Runs the output mode; always completes ``finished`` with (result code, message)."""
+        try:
+            message = getattr(self, f'_play_{self.mode}')(goal_handle, playback, points, result)
+            outcome = ('SUCCESSFUL', message)
+        except _Stop as stop:
+            outcome = (stop.code, stop.message)
+        except Exception as err:  # noqa: BLE001 - reported as the goal's result
+            self.get_logger().error(f'internal error while playing: {type(err).__name__}: {err}')
+            outcome = ('CONTROLLER_ERROR', f'internal error: {type(err).__name__}: {err}')
+        finished.set_result(outcome)
+
+    def _finish(self, goal_handle, result, code: str, message: str):
+        result.error_code = getattr(PlayMotion.Result, code)
+        result.success = code == 'SUCCESSFUL'
+        result.message = message
+        if result.success:
+            goal_handle.succeed()
+            self.get_logger().info(message)
+        elif code == 'CANCELED' and goal_handle.is_cancel_requested:
+            goal_handle.canceled()
+            self.get_logger().info(message)
+        else:
+            goal_handle.abort()
+            self.get_logger().warning(f'play refused or failed ({code}): {message}')
+        return result
+
+    def _prepare(self, goal) -> tuple[Playback, list[TrajectoryPoint]]:
+        """Every check, before anything is sent (MotionRejected with a code and a reason)."""
+        entry = self.library.get(goal.motion_name)
+        if entry is None:
+            raise MotionRejected('UNKNOWN_MOTION', f'no motion named {goal.motion_name!r} '
+                                 f'(motions: {", ".join(self.library.names) or "none"})')
+        options = PlayOptions(speed=goal.speed_factor or 1.0, loops=max(int(goal.loop_count), 1),
+                              reverse=bool(goal.reverse), start_time=float(goal.start_time))
+        problems = options.problems(entry.model.duration)
+        if problems:
+            raise MotionRejected('INVALID_GOAL', '; '.join(problems))
+        playback = Playback(entry.model, options)
+        points = check_play(playback, self.robot)
+        if self.mode == 'stream' and self.controller_joints:
+            self._check_controller_joints(entry.model.joints)
+        return playback, points
+
+    def _check_controller_joints(self, joints: tuple[str, ...]) -> None:
+        """forward_command_controller takes every joint, in its order, in every command."""
+        not_driven = [j for j in self.controller_joints if j not in joints]
+        if not_driven:
+            raise MotionRejected('UNMAPPED_SERVO', 'the controller commands joints the motion '
+                                 f'does not drive: {", ".join(not_driven)}')
+        not_commanded = [j for j in joints if j not in self.controller_joints]
+        if not_commanded:
+            raise MotionRejected('UNMAPPED_SERVO', 'the motion drives joints the controller does '
+                                 f'not command (controller_joints): {", ".join(not_commanded)}')
+
+    def _feedback(self, goal_handle, playback: Playback, tau: float) -> None:
+        state = playback.state(tau)
+        goal_handle.publish_feedback(PlayMotion.Feedback(
+            time=float(state.motion_time), frame=float(state.motion_time / self.frame_period),
+            progress=float(state.progress), loop=int(state.loop)))
+
+    def _canceled(self, playback: Playback, tau: float) -> _Stop:
+        state = playback.state(tau)
+        return _Stop('CANCELED', f'canceled at motion time {state.motion_time:.9f} s (loop '
+                     f'{state.loop}, play time {state.tau:.9f} s); holding position')
+
+    # --- output modes (each runs on the play thread) ----------------------------------------
+    def _trajectory_msg(self, joints, points: list[TrajectoryPoint]) -> JointTrajectory:
+        msg = JointTrajectory(joint_names=list(joints))
+        for point in points:
+            msg.points.append(JointTrajectoryPoint(
+                positions=list(point.positions),
+                velocities=list(point.velocities) if point.velocities is not None else [],
+                time_from_start=duration_msg(point.time)))
+        return msg
+
+    def _hold_msg(self, playback: Playback, tau: float) -> JointTrajectory:
+        """One point: where the play is now, at rest, reached within one frame period (a new
+        trajectory replaces the running one in joint_trajectory_controller)."""
+        state = playback.state(tau)
+        hold = TrajectoryPoint(self.frame_period, tuple(float(v) for v in state.positions),
+                               tuple(0.0 for _ in state.positions))
+        return self._trajectory_msg(playback.model.joints, [hold])
+
+    def _play_trajectory(self, goal_handle, playback, points, result) -> str:
+        self.trajectory_pub.publish(self._trajectory_msg(playback.model.joints, points))
+        start = time.monotonic()
+        while True:
+            tau = time.monotonic() - start
+            if goal_handle.is_cancel_requested:
+                self.trajectory_pub.publish(self._hold_msg(playback, tau))
+                raise self._canceled(playback, tau)
+            self._feedback(goal_handle, playback, tau)
+            if tau >= playback.total_time:
+                return (f'sent {len(points)} points to {self._output_name()}; played '
+                        f'{playback.total_time:.3f} s')
+            time.sleep(min(self.feedback_period, max(playback.total_time - tau, 0.0)) + 1e-4)
+
+    def _play_stream(self, goal_handle, playback, points, result) -> str:
+        joints = playback.model.joints
+        order = [joints.index(j) for j in self.controller_joints] if self.controller_joints \
+            else list(range(len(joints)))
+
+        def message(state) -> Float64MultiArray:
+            return Float64MultiArray(data=[float(state.positions[i]) for i in order])
+        timing = self._tick_loop(goal_handle, playback, message, self.stream_pub)
+        return (f'streamed {timing.count} commands at {self.stream_rate:g} Hz to '
+                f'{self._output_name()}; {timing.summary()}')
+
+    def _play_joint_states(self, goal_handle, playback, points, result) -> str:
+        joints = list(playback.model.joints)
+
+        def message(state) -> JointState:
+            return JointState(name=joints, position=[float(v) for v in state.positions],
+                              velocity=[float(v) for v in state.velocities])
+        timing = self._tick_loop(goal_handle, playback, message, self.joint_states_pub,
+                                 stamped=True)
+        return (f'published {timing.count} joint states at {self.stream_rate:g} Hz; '
+                f'{timing.summary()}')
+
+    def _tick_loop(self, goal_handle, playback: Playback, message, publisher,
+                   stamped: bool = False) -> TickTiming:
+        """Publish the state at tau = k / rate (k = 0, 1, ...) and at the end, on an absolute
+        schedule: each message is built during the slack before its deadline, the thread sleeps
+        until shortly before the deadline and waits out the rest precisely, so publishing is
+        the only work at the deadline. Returns the measured publish instants."""
+        taus = list(sample_times(playback.total_time, self.stream_rate))
+        timing = TickTiming(len(taus))
+        next_feedback = 0.0
+        pending = message(playback.state(taus[0]))
+        start = time.monotonic() + 0.002  # room to build nothing late at tick 0
+        for tick, tau in enumerate(taus):
+            if goal_handle.is_cancel_requested:
+                now = time.monotonic() - start
+                publisher.publish(message(playback.state(now)))  # hold where the play is now
+                raise self._canceled(playback, now)
+            deadline = start + tau
+            if stamped:
+                pending.header.stamp = self.get_clock().now().to_msg()
+            _wait_until(deadline)
+            publisher.publish(pending)
+            timing.record(tick, time.monotonic() - deadline)
+            if tick + 1 < len(taus):
+                pending = message(playback.state(taus[tick + 1]))
+            if tau >= next_feedback:
+                self._feedback(goal_handle, playback, tau)
+                next_feedback = tau + self.feedback_period
+        self._feedback(goal_handle, playback, playback.total_time)
+        return timing
+
+    def _play_action(self, goal_handle, playback, points, result) -> str:
+        client = self.action_client
+        if not client.wait_for_server(timeout_sec=self.controller_timeout):
+            raise _Stop('CONTROLLER_ERROR', f'no FollowJointTrajectory server at '
+                        f'{self._output_name()} within {self.controller_timeout:g} s')
+        goal = FollowJointTrajectory.Goal(
+            trajectory=self._trajectory_msg(playback.model.joints, points))
+        relay = functools.partial(self._relay_feedback, goal_handle, playback)
+        handle = _wait(client.send_goal_async(goal, feedback_callback=relay),
+                       self.controller_timeout)
+        if handle is None:
+            raise _Stop('CONTROLLER_ERROR', f'the controller at {self._output_name()} did not '
+                        f'answer the goal within {self.controller_timeout:g} s')
+        if not handle.accepted:
+            raise _Stop('CONTROLLER_ERROR', f'the controller at {self._output_name()} rejected '
+                        'the trajectory')
+        result_future = handle.get_result_async()
+        done = threading.Event()
+        result_future.add_done_callback(lambda _: done.set())
+        start = time.monotonic()
+        while not done.wait(0.005):
+            if goal_handle.is_cancel_requested:
+                tau = time.monotonic() - start
+                _wait(handle.cancel_goal_async(), self.controller_timeout)  # the controller holds
+                _wait(result_future, self.controller_timeout)
+                raise self._canceled(playback, tau)
+        wrapped = result_future.result()
+        controller = wrapped.result
+        result.controller_error_code = int(controller.error_code)
+        result.controller_error_string = controller.error_string
+        if (controller.error_code != FollowJointTrajectory.Result.SUCCESSFUL
+                or wrapped.status != GoalStatus.STATUS_SUCCEEDED):
+            raise _Stop('CONTROLLER_ERROR', f'the controller aborted the trajectory (status '
+                        f'{_STATUS_NAMES.get(wrapped.status, wrapped.status)}, error_code '
+                        f'{controller.error_code}: {controller.error_string or "no message"})')
+        self._feedback(goal_handle, playback, playback.total_time)
+        return f'{self._output_name()} executed {len(points)} points'
+
+    @_guarded
+    def _relay_feedback(self, goal_handle, playback: Playback, feedback_msg) -> None:
+        """The controller's progress (desired.time_from_start) as PlayMotion feedback."""
+        desired = feedback_msg.feedback.desired.time_from_start
+        self._feedback(goal_handle, playback, desired.sec + desired.nanosec * 1e-9)
+
+
+_STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: 'SUCCEEDED', GoalStatus.STATUS_ABORTED: 'ABORTED',
+                 GoalStatus.STATUS_CANCELED: 'CANCELED'}
+
+
+class TickTiming:
+    """When each streamed message was actually published, relative to its scheduled instant
+    (measured right after ``publish`` returned, with the same monotonic clock)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.lateness = np.zeros(count)
+        self.recorded = 0
+
+    def record(self, tick: int, late: float) -> None:
+        self.lateness[tick] = late
+        self.recorded = tick + 1
+
+    def percentile_ms(self, q: float) -> float:
+        return float(np.percentile(np.abs(self.lateness[:self.recorded]), q) * 1e3)
+
+    def summary(self) -> str:
+        """One sentence: the benchmark (benchmarks/motion_stream.py) parses these numbers."""
+        if not self.recorded:
+            return 'no message published'
+        return (f'publish time - schedule: p50 {self.percentile_ms(50):.4f} ms, '
+                f'p99 {self.percentile_ms(99):.4f} ms, max {self.percentile_ms(100):.4f} ms')
+
+
+def _wake(_future) -> None:
+    """Done callback of the play thread's future: scheduling it wakes the executor."""
+
+
+def _wait_until(deadline: float) -> None:
+    """Sleep to ~0.5 ms before ``deadline`` (monotonic), then spin the rest: sub-ms accuracy
+    without a busy core."""
+    remaining = deadline - time.monotonic()
+    if remaining > 0.0006:
+        time.sleep(remaining - 0.0005)
+    while time.monotonic() < deadline:
+        pass
+
+
+def _wait(future, timeout: float = 10.0):
+    """A future's result, completed by an executor thread (None after ``timeout``)."""
+    done = threading.Event()
+    future.add_done_callback(lambda _: done.set())
+    if not done.wait(timeout):
+        return None
+    return future.result()
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node until Ctrl-C / SIGTERM (rclpy's handlers wake the executor); exit 1 with
+    the reason when the configuration or a motion file is bad."""
+    try:
+        with rclpy.init(args=args):
+            try:
+                node = MotionPlayer()
+            except (FormatError, ValueError) as err:
+                print(f'motion_player: {err}', flush=True)
+                return 1
+            executor = SingleThreadedExecutor()
+            executor.add_node(node)
+            try:
+                executor.spin()
+            except (KeyboardInterrupt, ExternalShutdownException):
+                pass
+            node.destroy_node()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
