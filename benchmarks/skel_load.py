@@ -1,9 +1,10 @@
 """SKEL load time per corpus file: robot_formats vs dartpy's ``SkelParser.readWorld``, same run.
 
 DART (dartpy 6.20, PyPI) is timed in a subprocess (it segfaults or loops forever on some
-inputs, so it never runs in this process); the subprocess times each ``readWorld`` itself with
-``time.perf_counter`` around the call, so process start-up and ``import dartpy`` are not
-counted. Both sides: median of REPEATS after one warm-up load. Only files both load are
+inputs, so it never runs in this process); the subprocess times each ``readWorld`` itself, so
+process start-up and ``import dartpy`` are not counted. Both sides measure CPU time
+(``time.process_time``: the machine is shared, and wall-clock samples mostly measured the other
+jobs) and report the median of REPEATS after one warm-up load. Only files both load are
 compared (DART refuses 4 corpus files, which robot_formats refuses too).
 
 robot_formats is timed two ways: ``load()`` (parse + model + validated kinematic tree, what
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'skel'
-REPEATS = 15
+REPEATS = 21
 TARGET = 0.5
 
 _DART_TIMER = textwrap.dedent('''
@@ -38,9 +39,9 @@ _DART_TIMER = textwrap.dedent('''
             continue
         samples = []
         for _ in range(repeats):
-            start = time.perf_counter()
+            start = time.process_time()
             dartpy.utils.SkelParser.readWorld(path)
-            samples.append(time.perf_counter() - start)
+            samples.append(time.process_time() - start)
         out[path] = statistics.median(samples)
     print(json.dumps(out))
 ''')
@@ -50,9 +51,9 @@ def _median(function, repeats: int = REPEATS) -> float:
     function()
     samples = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         function()
-        samples.append(time.perf_counter() - start)
+        samples.append(time.process_time() - start)
     return statistics.median(samples)
 
 

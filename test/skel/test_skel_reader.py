@@ -243,6 +243,39 @@ def test_cli_check_frames_convert(tmp_path: Path, source: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _covering_sources() -> list[tuple[Path, object]]:
+    """Few loadable worlds that together use every joint kind and shape kind (greedy), plus
+    every tenth one."""
+    features = {}
+    for source in _loaded_sources():
+        result = load(source)
+        kinds = {j.type for j in result.tree.joints.values()}
+        shapes = {type(v.geometry) for link in result.tree.links.values() for v in link.visuals}
+        features[source] = (result, kinds | shapes)
+    chosen = [(source, features[source][0]) for source in list(features)[::10]]
+    covered: set = set()
+    while True:
+        source = max(features, key=lambda s: len(features[s][1] - covered))
+        if not features[source][1] - covered:
+            return chosen
+        covered |= features[source][1]
+        chosen.append((source, features[source][0]))
+
+
+def test_worlds_with_every_joint_and_shape_pass_check_urdf(tmp_path: Path) -> None:
+    """Worlds covering every joint and shape kind: one URDF each (multi-DoF chains, helper
+    links, masses, shapes), accepted by urdfdom's check_urdf, with a link per DART body."""
+    from robot_formats.urdf import urdf_string
+    for source, result in _covering_sources():
+        out = tmp_path / 'world.urdf'
+        out.write_text(urdf_string(result.scene, result.tree))
+        checked = subprocess.run([_check_urdf(), str(out)], capture_output=True, text=True,
+                                 timeout=60)
+        assert checked.returncode == 0, f'{source}: {checked.stdout}{checked.stderr}'
+        golden = json.loads(_golden(source).read_text())
+        assert set(golden['initial_frames']) <= set(result.tree.links), source
+
+
 def test_cli_check_invalid_exits_1() -> None:
     bad = GOLDENS / 'generated' / 'invalid' / 'invalid_15_cycle.skel'
     result = _cli('check', str(bad))
