@@ -45,10 +45,22 @@ def _problem_server() -> type[Node]:
     return ProblemServer
 
 
+def _sim_controller() -> type[Node]:
+    from .sim_controller import SimController
+    return SimController
+
+
+def _motion_player() -> type[Node]:
+    from .motion_player import MotionPlayer
+    return MotionPlayer
+
+
 #: Executable name (as in setup.py console_scripts) -> node class factory.
 EXECUTABLES: dict[str, Callable[[], type[Node]]] = {
     'description_publisher': _description_publisher,
     'problem_server': _problem_server,
+    'sim_controller': _sim_controller,
+    'motion_player': _motion_player,
 }
 
 

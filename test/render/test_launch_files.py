@@ -27,6 +27,8 @@ WORKFLOWS = {
     'display.launch.py': 'demo.yaml',
     'world.launch.py': 'world_bringup.yaml',
     'problem.launch.py': 'problem_bringup.yaml',
+    'motion.launch.py': 'motion_bringup.yaml',
+    'motion_sim.launch.py': 'motion_sim_bringup.yaml',
 }
 
 
