@@ -6,8 +6,9 @@ JOBS: [{"path": ..., "seed": int, "configurations": n}, ...] or
       [{"path": ..., "positions": [[world q], ...]}, ...] (configurations given by the caller).
 OUT: one JSON line per job, written and flushed as soon as the job is done, so the caller
 knows which file DART died on. Per job: "loaded", world time_step/gravity, per skeleton its
-name, DoFs (joint, index in joint, joint type, euler axis order), initial positions, and per
-body its world transform at the initial positions, mass, local COM and moment of inertia;
+name, DoFs (joint, index in joint, joint type, euler axis order, actuator, position/velocity/
+force limits, damping, friction, spring, initial velocity), initial positions, and per body its
+gravity flag, world transform at the initial positions, mass, local COM and moment of inertia;
 then "configurations": drawn positions (uniform in [-2, 2] per DoF, ``random.Random(seed)``)
 and every body's world transform there.
 """
@@ -56,15 +57,24 @@ def _skeleton(skeleton) -> dict:
         order = None
         if joint.getType() == 'EulerJoint':
             order = _euler_order(joint)
+        actuator = str(joint.getActuatorType()).rsplit('.', 1)[-1].lower()
         for i in range(joint.getNumDofs()):
+            dof = skeleton.getDof(joint.getIndexInSkeleton(i))
             dofs[joint.getIndexInSkeleton(i)] = {
                 'joint': joint.getName(), 'index_in_joint': i, 'type': joint.getType(),
-                'axis_order': order, 'dart_name': joint.getDofName(i)}
+                'axis_order': order, 'dart_name': joint.getDofName(i), 'actuator': actuator,
+                'position_limits': [dof.getPositionLowerLimit(), dof.getPositionUpperLimit()],
+                'velocity_limits': [dof.getVelocityLowerLimit(), dof.getVelocityUpperLimit()],
+                'force_limits': [dof.getForceLowerLimit(), dof.getForceUpperLimit()],
+                'damping': dof.getDampingCoefficient(), 'friction': dof.getCoulombFriction(),
+                'spring_stiffness': dof.getSpringStiffness(),
+                'rest_position': dof.getRestPosition(), 'velocity': dof.getVelocity()}
     bodies = []
     for b in range(skeleton.getNumBodyNodes()):
         body = skeleton.getBodyNode(b)
         inertia = body.getInertia()
-        bodies.append({'name': body.getName(), 'mass': inertia.getMass(),
+        bodies.append({'name': body.getName(), 'gravity': body.getGravityMode(),
+                       'mass': inertia.getMass(),
                        'local_com': list(inertia.getLocalCOM()),
                        'moment': inertia.getMoment().tolist()})
     return {'name': skeleton.getName(), 'mobile': skeleton.isMobile(), 'dofs': dofs,

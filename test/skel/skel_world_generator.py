@@ -28,6 +28,11 @@ JOINT_TYPES = ('revolute', 'prismatic', 'universal', 'ball', 'euler', 'translati
 DOFS = {'weld': 0, 'revolute': 1, 'prismatic': 1, 'universal': 2, 'ball': 3, 'euler': 3,
         'translational': 3, 'planar': 3, 'free': 6}
 PLANES = ('xy', 'yz', 'zx', 'arbitrary')
+ACTUATORS = ('force', 'passive', 'servo', 'acceleration', 'velocity', 'locked')
+#: How many ``<axis*>`` elements DART 6.20 reads limits and dynamics from (the SKEL reader's
+#: docs; ball and free joints read none).
+AXES_READ = {'revolute': 1, 'prismatic': 1, 'universal': 2, 'euler': 3, 'translational': 3,
+             'planar': 3}
 SOLID_SHAPES = ('box', 'ellipsoid', 'sphere', 'cylinder', 'capsule', 'cone', 'mesh')
 MESH_NAME = 'wedge.obj'
 #: A small wedge (not centred, not symmetric) DART reads with assimp; its bounding box is what
@@ -185,6 +190,7 @@ class _Builder:
             else:
                 parts.append(f'<plane type="{plane}"/>')
         dofs = DOFS[kind]
+        parts.extend(self.dof_properties(kind, parts))
         if dofs and rng.random() < 0.6:
             self.world.features.add('init_pos')
             parts.append(f'<init_pos>{_nums(rng, dofs, -1.5, 1.5)}</init_pos>')
@@ -193,7 +199,47 @@ class _Builder:
             index = rng.randrange(dofs)
             parts.append(f'<dof local_index="{index}"><position initial="{_num(rng, -1, 1)}"/>'
                          '</dof>')
-        return f'<joint type="{kind}" name="{name}">{"".join(parts)}</joint>'
+        actuator = ''
+        if rng.random() < 0.3:
+            actuator = f' actuator="{rng.choice(ACTUATORS)}"'
+            self.world.features.add('actuator')
+        return f'<joint type="{kind}" name="{name}"{actuator}>{"".join(parts)}</joint>'
+
+    def dof_properties(self, kind: str, parts: list[str]) -> list[str]:
+        """Limits and dynamics in ``<axis*>`` (for the kinds DART reads them for; merged into
+        an axis element already written), init_vel, and ``<dof>`` velocity/force bounds."""
+        rng = self.rng
+        extra = []
+        for index in range(AXES_READ.get(kind, 0)):
+            inner = ''
+            if rng.random() < 0.3:
+                inner += (f'<limit><lower>-{_num(rng, 0.5, 3)}</lower>'
+                          f'<upper>{_num(rng, 0.5, 3)}</upper></limit>')
+            if rng.random() < 0.35:
+                self.world.features.add('axis_dynamics')
+                inner += (f'<dynamics><damping>{_num(rng, 0, 2)}</damping>'
+                          f'<friction>{_num(rng, 0, 1)}</friction>'
+                          f'<spring_rest_position>{_num(rng, -1, 1)}</spring_rest_position>'
+                          f'<spring_stiffness>{_num(rng, 0, 5)}</spring_stiffness></dynamics>')
+            if not inner:
+                continue
+            tag = ('axis', 'axis2', 'axis3')[index]
+            written = next((i for i, part in enumerate(parts) if part.startswith(f'<{tag}>')),
+                           None)
+            if written is None:
+                extra.append(f'<{tag}>{inner}</{tag}>')
+            elif '<limit>' not in parts[written]:
+                parts[written] = parts[written].replace(f'</{tag}>', f'{inner}</{tag}>')
+        dofs = DOFS[kind]
+        if dofs and rng.random() < 0.3:
+            self.world.features.add('init_vel')
+            extra.append(f'<init_vel>{_nums(rng, dofs, -2, 2)}</init_vel>')
+        if dofs and rng.random() < 0.25:
+            self.world.features.add('dof_bounds')
+            extra.append(f'<dof local_index="{rng.randrange(dofs)}">'
+                         f'<velocity lower="-{_num(rng, 1, 5)}" upper="{_num(rng, 1, 5)}"/>'
+                         f'<force lower="-{_num(rng, 1, 50)}" upper="{_num(rng, 1, 50)}"/></dof>')
+        return extra
 
     # --- skeletons ------------------------------------------------------------------------
     def skeleton(self, name: str, forced_kinds: list[str]) -> str:
@@ -221,6 +267,11 @@ class _Builder:
         items = []
         for body in bodies:
             where = _transformation(rng, 1.5) if rng.random() < 0.8 else ''
+            if rng.random() < 0.15:
+                where += '<gravity>false</gravity>'
+                self.world.features.add('no_gravity')
+            if rng.random() < 0.15:
+                where += f'<self_collide>{rng.choice(("true", "false"))}</self_collide>'
             items.append(f'<body name="{body}">{where}{self.body_content()}</body>')
         joints = []
         for child, parent in parents.items():

@@ -7,13 +7,15 @@ Per world: DART's generalized coordinates (skeleton order, joint of every DoF, i
 joint) are our DoF order and names (``<skeleton>::<joint>`` for 1-DoF joints, else
 ``<skeleton>::<joint>/<suffix>``, docs/skel.md); initial positions from init_pos/<dof initial>;
 every body's world transform at the initial and two random configurations (1e-6); mass, local
-COM and moment of inertia of every body (given, default, or computed from shapes); world
-time step and gravity.
+COM and moment of inertia of every body (given, default, or computed from shapes); per DoF the
+actuator, position/velocity/force limits, damping, friction, spring and initial velocity; per
+body the gravity flag; world time step and gravity.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +26,7 @@ import pytest
 from skel_world_generator import JOINT_TYPES, PLANES, generate
 from robot_formats.errors import UnsupportedError
 from robot_formats.formats import load
-from robot_formats.model import JointType
+from robot_formats.model import JointType, Model, dof_names
 
 HERE = Path(__file__).resolve().parent
 ORACLE = HERE / 'dart_oracle.py'
@@ -95,6 +97,34 @@ def _assert_frames(poses: dict, frames: dict, where: str) -> None:
         assert error <= TOL, f'{where}: body {name} off by {error:.3g}'
 
 
+def _bounds(pair: tuple) -> list[float]:
+    return [-math.inf if pair[0] is None else pair[0], math.inf if pair[1] is None else pair[1]]
+
+
+def _check_dof_properties(model: Model, skeleton: dict) -> None:
+    """Per DoF: actuator, position/velocity/force limits, damping, friction, spring, initial
+    velocity; per body: the gravity flag."""
+    joints = {joint.name: joint for joint in model.joints}
+    for dof in skeleton['dofs']:
+        joint, index = joints[dof['joint']], dof['index_in_joint']
+        where = f'{model.name}::{joint.name} DoF {index}'
+        assert joint.actuator == dof['actuator'], where
+        dynamics = joint.dof_dynamics[index]
+        assert (dynamics.damping, dynamics.friction, dynamics.spring_stiffness,
+                dynamics.rest_position) == pytest.approx(
+            (dof['damping'], dof['friction'], dof['spring_stiffness'], dof['rest_position']),
+            abs=1e-12), where
+        assert _bounds(dynamics.velocity_limits) == dof['velocity_limits'], where
+        assert _bounds(dynamics.force_limits) == dof['force_limits'], where
+        limit = joint.limits[index] if joint.limits else None
+        assert _bounds((limit.lower, limit.upper) if limit else (None, None)) == \
+            dof['position_limits'], where
+        velocity = model.initial_velocities[dof_names(joint)[index]]
+        assert velocity == pytest.approx(dof['velocity'], abs=1e-12), where
+    gravity = {body['name']: body['gravity'] for body in skeleton['bodies']}
+    assert {link.name: link.gravity for link in model.links} == gravity
+
+
 def _inertia_matrix(values: tuple) -> np.ndarray:
     ixx, ixy, ixz, iyy, iyz, izz = values
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
@@ -138,6 +168,11 @@ def test_random_world_matches_dartpy(worlds, seed: int) -> None:
             assert np.allclose(_inertia_matrix(inertial.inertia), body['moment'], atol=1e-9), \
                 where
 
+    # what joints and bodies say beyond kinematics
+    for skeleton in dart['skeletons']:
+        _check_dof_properties(next(m for m in scene.models if m.name == skeleton['name']),
+                              skeleton)
+
     # world physics
     assert scene.physics['time_step'] == pytest.approx(dart['time_step'])
     assert np.allclose(scene.physics['gravity'], dart['gravity'])
@@ -151,7 +186,8 @@ def test_generated_worlds_cover_every_feature() -> None:
               | {f'planar:{plane}' for plane in PLANES}
               | {'branch', 'several_trees', 'implicit_root', 'shuffled_joints', 'init_pos',
                  'dof_initial', 'named_skeleton', 'inertia:default', 'inertia:moments',
-                 'inertia:from_shapes'}
+                 'inertia:from_shapes', 'actuator', 'axis_dynamics', 'init_vel', 'dof_bounds',
+                 'no_gravity'}
               | {f'shape:{kind}' for kind in ('box', 'ellipsoid', 'sphere', 'cylinder',
                                               'capsule', 'cone', 'mesh', 'plane',
                                               'multi_sphere')})
