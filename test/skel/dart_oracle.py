@@ -78,6 +78,7 @@ def _skeleton(skeleton) -> dict:
                        'local_com': list(inertia.getLocalCOM()),
                        'moment': inertia.getMoment().tolist()})
     return {'name': skeleton.getName(), 'mobile': skeleton.isMobile(), 'dofs': dofs,
+            'soft_bodies': skeleton.getNumSoftBodyNodes(),
             'positions': skeleton.getPositions().tolist(), 'bodies': bodies}
 
 

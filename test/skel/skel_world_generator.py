@@ -129,6 +129,23 @@ class _Builder:
                  if holder == 'visualization_shape' else '')
         return f'<{holder}>{where}<geometry>{geometry}</geometry>{color}</{holder}>'
 
+    def soft_shape(self) -> str:
+        """A soft skin (box with frags or ellipsoid with slices and stacks), DART 6 syntax."""
+        rng = self.rng
+        self.world.features.add('soft_shape')
+        if rng.random() < 0.5:
+            geometry = (f'<box><size>{_nums(rng, 3, 0.1, 0.5)}</size>'
+                        f'<frags>{rng.randint(2, 4)} {rng.randint(2, 4)} {rng.randint(2, 4)}'
+                        '</frags></box>')
+        else:
+            geometry = (f'<ellipsoid><size>{_nums(rng, 3, 0.1, 0.5)}</size>'
+                        f'<num_slices>{rng.randint(4, 8)}</num_slices>'
+                        f'<num_stacks>{rng.randint(4, 8)}</num_stacks></ellipsoid>')
+        where = _transformation(rng, 0.2) if rng.random() < 0.5 else ''
+        return (f'<soft_shape>{where}<total_mass>{_num(rng, 0.1, 2)}</total_mass>'
+                f'<geometry>{geometry}</geometry><kv>{_num(rng, 10, 1000)}</kv>'
+                f'<ke>{_num(rng, 0, 100)}</ke><damp>{_num(rng, 0, 10)}</damp></soft_shape>')
+
     def body_content(self) -> str:
         """Shapes and ``<inertia>``: none, full moments, or moments from the shapes."""
         rng = self.rng
@@ -140,6 +157,8 @@ class _Builder:
                                                                          'from_shapes' else 0,
                                                                          3))]
         shapes = ''.join(self.shape(kind) for kind in kinds)
+        if rng.random() < 0.1:
+            shapes += self.soft_shape()
         if mode == 'none':
             self.world.features.add('inertia:default')
             return shapes

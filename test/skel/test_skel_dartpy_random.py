@@ -9,7 +9,7 @@ joint) are our DoF order and names (``<skeleton>::<joint>`` for 1-DoF joints, el
 every body's world transform at the initial and two random configurations (1e-6); mass, local
 COM and moment of inertia of every body (given, default, or computed from shapes); per DoF the
 actuator, position/velocity/force limits, damping, friction, spring and initial velocity; per
-body the gravity flag; world time step and gravity.
+body the gravity flag; soft bodies per skeleton; world time step and gravity.
 """
 
 from __future__ import annotations
@@ -121,6 +121,7 @@ def _check_dof_properties(model: Model, skeleton: dict) -> None:
             dof['position_limits'], where
         velocity = model.initial_velocities[dof_names(joint)[index]]
         assert velocity == pytest.approx(dof['velocity'], abs=1e-12), where
+    assert sum(link.soft is not None for link in model.links) == skeleton['soft_bodies']
     gravity = {body['name']: body['gravity'] for body in skeleton['bodies']}
     assert {link.name: link.gravity for link in model.links} == gravity
 
@@ -187,7 +188,7 @@ def test_generated_worlds_cover_every_feature() -> None:
               | {'branch', 'several_trees', 'implicit_root', 'shuffled_joints', 'init_pos',
                  'dof_initial', 'named_skeleton', 'inertia:default', 'inertia:moments',
                  'inertia:from_shapes', 'actuator', 'axis_dynamics', 'init_vel', 'dof_bounds',
-                 'no_gravity'}
+                 'no_gravity', 'soft_shape'}
               | {f'shape:{kind}' for kind in ('box', 'ellipsoid', 'sphere', 'cylinder',
                                               'capsule', 'cone', 'mesh', 'plane',
                                               'multi_sphere')})
