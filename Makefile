@@ -46,6 +46,7 @@ demo: build ## build + run the demo (tools/demo.sh)
 	@$(ENV); bash tools/demo.sh
 
 bench: setup-test build ## setup-test + build + run the benchmarks (python -m benchmarks)
+	@bash tools/install_bench_deps.sh
 	@$(ENV); python -m benchmarks
 
 docs: setup ## setup + regenerate the pictures in docs/images/ from the bundled examples (tools/make_docs.py)
