@@ -48,3 +48,7 @@ sys.exit(0 if worst < 1e-9 and set(received) == set(expected) else 1)
 PY
 stop_bringup
 echo "demo OK: robot_description and the TF tree were published and received over ROS 2."
+
+echo
+echo "== tools/demo_motion.py: a bundled motion played through sim_controller (MuJoCo servos)"
+python tools/demo_motion.py

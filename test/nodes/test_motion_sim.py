@@ -1,0 +1,181 @@
+"""End to end: motion_player plays a bundled motion into sim_controller, over real DDS.
+
+One private domain holds: description_publisher (examples/hrdf/hebi_arm.hrdf as
+robot_description), sim_controller in servo mode fed by that topic, and two motion_players
+(output_mode ``action`` and ``trajectory``) loaded with the bundled HEBI wave and its servo map.
+A second sim_controller reads the same robot from its ``description_file`` parameter, behind a
+controller named ``strict_controller`` whose wrist path tolerance is tighter than a position
+servo can follow the wave; a third player plays to it.
+
+* /joint_states, received by this test's own subscriber, follow the motion within TRACKING_TOL:
+  the expected positions come from the XMDI key frames (ElementTree + numpy.interp, applying
+  the servo map read with yaml; test/xmdi/bundled_reference.py), not from robot_formats;
+* the controller's own error code is relayed: PATH_TOLERANCE_VIOLATED from the strict
+  controller ends the play with CONTROLLER_ERROR and the controller's code and text.
+
+The start of a trajectory is not observable from outside (header.stamp 0 means "at the
+controller's next update"), so the start within the first second after the request that fits
+best is used; a wrong speed, a wrong mapping or a missing segment still fails.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pytest
+from control_msgs.action import FollowJointTrajectory
+from rclpy.action import ActionClient
+from robot_formats_interfaces.action import PlayMotion
+from sensor_msgs.msg import JointState
+
+from .harness import ROOT, TIMEOUT, NodeProcess
+
+sys.path.insert(0, str(ROOT / 'test' / 'xmdi'))
+from bundled_reference import BUNDLES, reference_motions  # noqa: E402
+
+BUNDLE = next(b for b in BUNDLES if b.robot.suffix == '.hrdf')
+MOTION = 'hebi_wave'
+#: Largest |measured - key-frame interpolation| over the play, rad. The wave's velocity jumps at
+#: its key frames (up to 2 rad/s reversing on the wrist); sim_controller's critically damped
+#: position servos (kp 500) lag such a corner by about 0.05 rad on an idle machine (0.06
+#: measured on a loaded one, where the 100 Hz control loop runs late).
+TRACKING_TOL = 0.1
+#: Root mean square of the same deviation over every joint and sample, rad (~0.015 measured).
+RMS_TOL = 0.04
+#: Where the servos must settle once the motion has ended, rad.
+SETTLE_TOL = 5e-3
+Result = PlayMotion.Result
+
+
+def _module(name: str) -> list[str]:
+    return ['-m', f'robot_formats.nodes.{name}', '--ros-args']
+
+
+class MotionSim:
+    """The node processes on one domain and the test side's subscriber and action clients."""
+
+    def __init__(self, launcher) -> None:
+        domain = launcher.allocate_domain()
+        self.launcher, self.domain = launcher, domain
+        self.processes: dict[str, NodeProcess] = {}
+        player = ['-p', f'motion_files:=["{BUNDLE.motions}"]', '-p',
+                  f'servo_map:={BUNDLE.servo_map}']
+        self._start('description_publisher', [*_module('description_publisher'), '-p',
+                                              f'description_file:={BUNDLE.robot}'])
+        self._start('sim_controller', [*_module('sim_controller'), '-p', 'mode:=servo'])
+        self._start('strict_sim', [
+            *_module('sim_controller'), '-r', '__node:=strict_sim', '-r',
+            'joint_states:=strict/joint_states', '-p', f'description_file:={BUNDLE.robot}',
+            '-p', 'trajectory_controller:=strict_controller', '-p', 'forward_controller:=""',
+            '-p', 'constraints.wrist.trajectory:=0.005'])
+        for name, mode, controller in (('player_action', 'action', 'joint_trajectory_controller'),
+                                       ('player_trajectory', 'trajectory',
+                                        'joint_trajectory_controller'),
+                                       ('player_strict', 'action', 'strict_controller')):
+            self._start(name, [*_module('motion_player'), '-r', f'__node:={name}', *player,
+                               '-p', f'output_mode:={mode}', '-p', f'controller:={controller}'])
+        self.side = launcher.side(domain, 'motion_sim')
+        self.states = self.side.subscribe(JointState, 'joint_states', 100)
+        self.players = {name: ActionClient(self.side.node, PlayMotion, f'{name}/play')
+                        for name in ('player_action', 'player_trajectory', 'player_strict')}
+        for name in ('sim_controller', 'strict_sim'):
+            self.processes[name].wait_for_log('ready')
+        for name, client in self.players.items():
+            self.processes[name].wait_for_log('robot model:')  # robot_description arrived
+            assert client.wait_for_server(timeout_sec=TIMEOUT), self.processes[name].describe()
+        self.side.spin_until(lambda: len(self.states) > 0, what='joint_states',
+                             process=self.processes['sim_controller'])
+        reference = reference_motions(BUNDLE)[MOTION]
+        self.reference = reference
+
+    def _start(self, name: str, args: list[str]) -> None:
+        process = NodeProcess(args, self.domain, self.launcher.log_dir, name)
+        self.launcher.processes.append(process)
+        self.processes[name] = process
+
+    def play(self, player: str) -> tuple[float, object, list]:
+        """(wall time of the request, PlayMotion result, feedback messages)."""
+        client, feedback = self.players[player], []
+        requested = time.time()
+        future = client.send_goal_async(PlayMotion.Goal(motion_name=MOTION),
+                                        feedback_callback=lambda m: feedback.append(m.feedback))
+        self.side.spin_until(future.done, what='the play goal response',
+                             process=self.processes[player])
+        handle = future.result()
+        assert handle.accepted
+        result = handle.get_result_async()
+        self.side.spin_until(result.done, TIMEOUT + self.reference.duration, 'the play result',
+                             self.processes[player])
+        return requested, result.result().result, feedback
+
+    def joint_states_between(self, begin: float, end: float) -> tuple[np.ndarray, np.ndarray]:
+        """(stamps, positions in the motion's joint order) of /joint_states in [begin, end]."""
+        def last_stamp() -> float:
+            stamp = self.states.last.header.stamp
+            return stamp.sec + stamp.nanosec * 1e-9
+        self.side.spin_until(lambda: last_stamp() >= end, what='joint_states after the motion',
+                             process=self.processes['sim_controller'])
+        stamps, rows = [], []
+        for msg in self.states.messages:
+            t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+            if begin <= t <= end:
+                values = dict(zip(msg.name, msg.position))
+                stamps.append(t)
+                rows.append([values[j] for j in self.reference.joints])
+        return np.array(stamps), np.array(rows)
+
+
+@pytest.fixture(scope='module')
+def sim(module_launcher) -> MotionSim:
+    return MotionSim(module_launcher)
+
+
+def best_start(stamps: np.ndarray, measured: np.ndarray, reference, earliest: float
+               ) -> tuple[float, float]:
+    """(start, largest error) of the start in [earliest, earliest + 1 s] on a 1 ms grid that
+    makes the largest |measured - reference(stamp - start)| smallest."""
+    best = (earliest, float('inf'))
+    for start in earliest + np.arange(0.0, 1.0, 0.001):
+        expected = reference.positions(np.clip(stamps - start, 0.0, reference.duration))
+        error = float(np.max(np.abs(measured - expected)))
+        if error < best[1]:
+            best = (float(start), error)
+    return best
+
+
+@pytest.mark.parametrize('player', ['player_action', 'player_trajectory'])
+def test_played_wave_is_tracked_on_joint_states(sim, player: str):
+    requested, result, feedback = sim.play(player)
+    assert (result.success, result.error_code) == (True, Result.SUCCESSFUL), result.message
+    reference = sim.reference
+    if player == 'player_action':
+        assert result.controller_error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    assert feedback and feedback[-1].progress == pytest.approx(1.0)
+    end = requested + reference.duration + 1.0
+    stamps, measured = sim.joint_states_between(requested - 0.2, end)
+    assert len(stamps) > 30 * reference.duration, 'joint_states were missing during the play'
+    start, error = best_start(stamps, measured, reference, requested)
+    deviation = measured - reference.positions(np.clip(stamps - start, 0.0, reference.duration))
+    rms = float(np.sqrt(np.mean(deviation ** 2)))
+    assert start - requested < 0.5, f'the motion started {start - requested:.3f} s late'
+    assert error <= TRACKING_TOL and rms <= RMS_TOL, (
+        f'{player}: largest tracking error {error:.4f} rad, rms {rms:.4f} rad (start delay '
+        f'{start - requested:.3f} s)')
+    # the motion moved the arm (a robot that stood still would fail above, but say it plainly)
+    span = measured.max(axis=0) - measured.min(axis=0)
+    assert np.all(span > 0.25), span
+    final = reference.positions(np.array(reference.duration))
+    assert np.max(np.abs(measured[-1] - final)) <= SETTLE_TOL, (measured[-1], final)
+
+
+def test_controller_error_code_is_relayed(sim):
+    requested, result, _ = sim.play('player_strict')
+    assert (result.success, result.error_code) == (False, Result.CONTROLLER_ERROR), \
+        result.message
+    assert result.controller_error_code == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED
+    assert result.controller_error_string == 'Aborted due to path tolerance violation'
+    assert str(FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED) in result.message
+    # aborted part way: well before the motion's end
+    assert time.time() - requested < sim.reference.duration, result.message
