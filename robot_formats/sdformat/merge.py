@@ -6,13 +6,18 @@ parent, and a *proxy frame* ``_merged__<name>__model__`` stands for its model fr
 attached to the included model's canonical link and posed where the include puts the model
 frame (honouring the placement frame); every reference the included elements made to
 ``__model__`` (explicitly or by default) now names the proxy.
+
+A world can merge-include a model too (SDFormat 1.10, libsdformat >= 13): the same mechanism,
+with the proxy a world frame posed in the world, but a world has no links, so a model with links
+of its own cannot be merged into one (``MERGE_INCLUDE_UNSUPPORTED``, as libsdformat).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .dom import MODEL_FRAME, PoseSpec, SdfFrame, SdfModel
+from ..errors import UnsupportedError
+from .dom import MODEL_FRAME, WORLD_FRAME, PoseSpec, SdfFrame, SdfModel, SdfWorld
 from .frames import ModelFrames, placement_pose
 
 __all__ = ['merge_into', 'proxy_frame_name']
@@ -22,8 +27,16 @@ def proxy_frame_name(model_name: str) -> str:
     return f'_merged__{model_name}__model__'
 
 
-def merge_into(ctx, parent: SdfModel, included: SdfModel, siblings, line: int | None) -> None:
+def merge_into(ctx, parent: SdfModel | SdfWorld, included: SdfModel, siblings,
+               line: int | None) -> None:
     """Move ``included``'s elements into ``parent`` (names claimed in ``siblings``)."""
+    in_world = isinstance(parent, SdfWorld)
+    if in_world and included.links:
+        raise UnsupportedError(
+            f'<include merge="true"> in world {parent.name!r}: the included model '
+            f'{included.name!r} has links ({", ".join(link.name for link in included.links)}); '
+            'only models, frames and joints can be merged into a world', ctx.file, line,
+            code='MERGE_INCLUDE_UNSUPPORTED')
     graph = ModelFrames(included)  # the included model must be valid on its own
     proxy = proxy_frame_name(included.name)
     placement = placement_pose(graph, included)
@@ -31,9 +44,10 @@ def merge_into(ctx, parent: SdfModel, included: SdfModel, siblings, line: int | 
                     included.pose.relative_to, included.pose.line, True)
     canonical = graph.canonical()
     frame = SdfFrame(proxy, '' if canonical == MODEL_FRAME else canonical, pose, line)
-    # the proxy's pose is expressed in the parent's model frame unless the include says more
+    # the proxy's pose is expressed in the parent's model frame (or the world) unless the
+    # include says more
     if not pose.relative_to:
-        pose.relative_to = MODEL_FRAME
+        pose.relative_to = WORLD_FRAME if in_world else MODEL_FRAME
     siblings.claim(proxy, 'frame', line)
     parent.frames.append(frame)
 

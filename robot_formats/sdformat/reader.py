@@ -162,9 +162,8 @@ class SdfLoader:
                 world.models.append(model)
             elif tag == 'include':
                 if _merge(ctx, sub):
-                    raise UnsupportedError('<include merge="true"> directly in a world is not '
-                                           'supported (merge into a model instead)', ctx.file,
-                                           sub.sourceline, code='MERGE_INCLUDE_UNSUPPORTED')
+                    self._merge_include(ctx, world, sub, siblings)
+                    continue
                 for model in self.include(ctx, sub, in_world=True):
                     siblings.claim(model.name, 'model', sub.sourceline)
                     world.models.append(model)
@@ -434,13 +433,18 @@ class SdfLoader:
                 return interface_to_model(result, ctx, include.sourceline, str(path))
         return foreign_model(path, local, ctx, include.sourceline, self.warnings)
 
-    def _merge_include(self, ctx: Ctx, model: SdfModel, element: etree._Element,
+    def _merge_include(self, ctx: Ctx, parent: SdfModel | SdfWorld, element: etree._Element,
                        siblings: _Siblings) -> None:
-        """``<include merge="true">``: the included model's elements join ``model`` directly,
-        with libsdformat's proxy frame ``_merged__<name>__model__`` standing for its frame."""
+        """``<include merge="true">``: the included model's elements join ``parent`` (a model,
+        or a world from 1.10) directly, with libsdformat's proxy frame
+        ``_merged__<name>__model__`` standing for its frame."""
         from .merge import merge_into
-        included = self.include(ctx, element, in_world=False, parent_name=model.name)[0]
-        merge_into(ctx, model, included, siblings, element.sourceline)
+        in_world = isinstance(parent, SdfWorld)
+        included = self.include(ctx, element, in_world=in_world,
+                                parent_name='' if in_world else parent.name)
+        if not included:
+            return  # a light or an actor: nothing to merge
+        merge_into(ctx, parent, included[0], siblings, element.sourceline)
 
 
 class _Parsed:
