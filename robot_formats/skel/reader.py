@@ -25,13 +25,14 @@ line instead.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 from lxml import etree
 
-from ..errors import (CycleError, Diagnostic, DuplicateNameError, ReferenceError, SchemaError,
-                      StructureError)
+from ..errors import (CycleError, Diagnostic, DuplicateNameError, InvalidValueError,
+                      ReferenceError, SchemaError, StructureError)
 from ..model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType, Link, Material,
                      Model, Pose, Scene, SoftBody, Visual, dof_names)
 from ..transforms import invert, matrix_to_pose
@@ -164,6 +165,10 @@ def _inertial(ctx: Ctx, body: etree._Element, name: str,
                 'can compute it from; using the identity', ctx.file, element.sourceline))
             matrix = np.eye(3)
         inertia = tuple(float(matrix[i, j]) for i, j in _MATRIX_INDEX)
+        if not all(map(math.isfinite, inertia)):
+            raise InvalidValueError(f'body {name!r}: the inertia computed from its shapes is '
+                                    'not finite (sizes, mass or offset too large)', ctx.file,
+                                    element.sourceline)
     return Inertial(mass, Pose(com), inertia)  # type: ignore[arg-type]
 
 
@@ -271,6 +276,7 @@ def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com
     total = sum(volumes)  # type: ignore[arg-type]
     if total <= 0:  # only zero-size shapes
         return np.zeros((3, 3))
-    parts = [shape_inertia(proxy, mass * v / total, frame, com)
-             for (proxy, frame), v in zip(solids, volumes)]
-    return None if any(p is None for p in parts) else sum(parts)  # type: ignore
+    with np.errstate(over='ignore', invalid='ignore'):  # absurd sizes: refused by the caller
+        parts = [shape_inertia(proxy, mass * v / total, frame, com)
+                 for (proxy, frame), v in zip(solids, volumes)]
+        return None if any(p is None for p in parts) else sum(parts)  # type: ignore
