@@ -1,0 +1,368 @@
+"""Nothing may crash the process: seeded mutation fuzzing of real files of every format.
+
+Seeds are real documents: the shared corpus (URDF, SDFormat, SKEL, HRDF) and the bundled
+examples (TMP problems, XMDI motions, and one of each other format). Each is copied, with its
+neighbours (includes, meshes, models), into a temporary tree, and mutants are written next to
+it, so that relative references still resolve and the readers get deep into the document.
+
+Mutations: byte flips, truncation, element deletion/duplication/renaming/moving, attribute
+deletion and (textual) duplication, values transplanted from elsewhere in the document (name
+collisions, cycles, self-references), number mangling (NaN, ±inf, huge, tiny, malformed, hexadecimal),
+very long and non-ASCII values, and deep nesting (an element nested in copies of itself, and
+deeply parenthesised numbers).
+
+For every mutant, ``read_document`` (what ``robot-formats check`` runs; for scenes also
+``load``) either succeeds or raises the FormatError family with a file and a sentence; never
+another exception and never a hang: the readers run in a worker subprocess and each document
+is bounded by a timeout. A few mutants also go through the CLI: exit 0 or 1, no traceback.
+The seed is fixed, so a failure reproduces; the mutant files are kept in pytest's tmp dir.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import selectors
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path('/work/shared/corpus')
+if not SHARED.is_dir():  # CI: shared/ lies beside the clone
+    SHARED = ROOT.parent / 'shared' / 'corpus'
+EXAMPLES = ROOT / 'examples'
+
+SEED = 20261123
+MUTANTS_PER_FORMAT = 150
+#: Bound of one document (generous: the shared machine is slow; real files take < 0.1 s).
+DOCUMENT_TIMEOUT = 10.0
+
+
+# --- seeds --------------------------------------------------------------------------------------
+
+def _sample(paths: list[Path], count: int, salt: str) -> list[Path]:
+    paths = sorted(paths)
+    return sorted(random.Random(f'{SEED}-{salt}').sample(paths, min(count, len(paths))))
+
+
+def _is_sdformat_document(path: Path) -> bool:
+    """An <sdf> document (not one of libsdformat's spec-description files, root <element>)."""
+    return b'<sdf' in path.read_bytes()[:2000]
+
+
+def seed_files(copy_root: Path) -> dict[str, list[Path]]:
+    """Per format, the seed documents inside the copied trees."""
+    corpus = copy_root / 'corpus'
+    examples = copy_root / 'examples'
+    return {
+        'urdf': _sample(list(corpus.rglob('*.urdf')), 8, 'urdf')
+        + [examples / 'urdf' / 'arm_with_gripper.urdf', examples / 'tmp/models/dual_arm.urdf'],
+        'sdf': _sample([p for p in corpus.joinpath('sdformat').rglob('*')
+                        if p.suffix in ('.sdf', '.world') and _is_sdformat_document(p)],
+                       12, 'sdf')
+        + [examples / 'sdf' / 'workcell.sdf'],
+        'skel': _sample(list(corpus.rglob('*.skel')), 8, 'skel')
+        + [examples / 'skel' / 'quadruped.skel'],
+        'hrdf': _sample(list(corpus.rglob('*.hrdf')), 8, 'hrdf')
+        + [examples / 'hrdf' / 'hebi_arm.hrdf'],
+        'tmp': sorted(examples.joinpath('tmp').glob('*.xml')),
+        'xmdi': sorted(examples.joinpath('xmdi').glob('*.xmdi')),
+    }
+
+
+# --- mutations ----------------------------------------------------------------------------------
+
+NUMBER = re.compile(rb'-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?')
+ATTRIBUTE = re.compile(rb'\s[\w:.-]+\s*=\s*("[^"]*"|\'[^\']*\')')
+BAD_NUMBERS = [b'nan', b'NaN', b'inf', b'-inf', b'1e309', b'-1e309', b'1e-320', b'0', b'-0',
+               b'99999999999999999999999999', b'1.2.3', b'0x10', b'1e', b'--1', b'', b' ',
+               b'.', b'1/0', b'pi', b'1e100000', b'-', b'+', b'0.0.', b'2147483648',
+               b'-9223372036854775809', b'1,5', b'\xc2\xbd']
+WILD_VALUES = [b'', b' ', b'x' * 5000, 'ñ日本\u202e'.encode(), b'../' * 40 + b'x',
+               b'/dev/zero', b'/etc/passwd', b'http://127.0.0.1:9/x', b'package://nowhere/x',
+               b'file:///nonexistent', b'%s%n', b'0 0', b'1 2 3 4 5 6 7 8 9 10', b'true', b'-1']
+
+
+def _byte_flips(data: bytes, rng: random.Random) -> bytes:
+    buffer = bytearray(data)
+    for _ in range(rng.randint(1, 8)):
+        if buffer:
+            buffer[rng.randrange(len(buffer))] = rng.randrange(256)
+    return bytes(buffer)
+
+
+def _truncate(data: bytes, rng: random.Random) -> bytes:
+    return data[:rng.randrange(len(data) + 1)]
+
+
+def _mangle_numbers(data: bytes, rng: random.Random) -> bytes:
+    matches = list(NUMBER.finditer(data))
+    if not matches:
+        return _byte_flips(data, rng)
+    out = bytearray(data)
+    for match in sorted(rng.sample(matches, min(len(matches), rng.randint(1, 6))),
+                        key=lambda m: -m.start()):
+        out[match.start():match.end()] = rng.choice(BAD_NUMBERS)
+    return bytes(out)
+
+
+def _wild_attribute(data: bytes, rng: random.Random) -> bytes:
+    matches = list(ATTRIBUTE.finditer(data))
+    if not matches:
+        return _byte_flips(data, rng)
+    match = rng.choice(matches)
+    value = match.group(1)
+    quote = value[:1]
+    new = quote + rng.choice(WILD_VALUES).replace(quote, b'') + quote
+    return data[:match.start(1)] + new + data[match.end(1):]
+
+
+def _duplicate_attribute(data: bytes, rng: random.Random) -> bytes:
+    matches = list(ATTRIBUTE.finditer(data))
+    if not matches:
+        return _byte_flips(data, rng)
+    match = rng.choice(matches)
+    return data[:match.end()] + match.group(0) + data[match.end():]
+
+
+def _tree(data: bytes):
+    try:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=False)
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError:
+        return None
+
+
+def _elements(root) -> list:
+    return [e for e in root.iter() if isinstance(e.tag, str)]
+
+
+def _tree_mutation(data: bytes, rng: random.Random) -> bytes:
+    root = _tree(data)
+    if root is None:
+        return _byte_flips(data, rng)
+    elements = _elements(root)
+    element = rng.choice(elements)
+    choice = rng.randrange(6)
+    parent = element.getparent()
+    if choice == 0 and parent is not None:                          # delete an element
+        parent.remove(element)
+    elif choice == 1 and parent is not None:                        # duplicate it
+        parent.insert(parent.index(element) + 1, _copy(element))
+    elif choice == 2 and element.attrib:                            # delete an attribute
+        del element.attrib[rng.choice(list(element.attrib))]
+    elif choice == 3:                                               # rename it
+        element.tag = rng.choice(elements).tag if rng.random() < 0.7 else 'unexpected'
+    elif choice == 4 and parent is not None:                        # move it elsewhere
+        parent.remove(element)
+        target = rng.choice(_elements(root))
+        target.insert(rng.randint(0, len(target)), element)
+    else:                                                           # text in an element
+        element.text = rng.choice(BAD_NUMBERS + WILD_VALUES[:4]).decode('utf-8', 'replace')
+    return etree.tostring(root, xml_declaration=True, encoding='utf-8')
+
+
+def _transplant(data: bytes, rng: random.Random) -> bytes:
+    """An attribute value or element text replaced by another one of the same document:
+    well-formed, but names now collide, references point elsewhere (cycles, self-parents),
+    numbers stand where names belong and vice versa."""
+    root = _tree(data)
+    if root is None:
+        return _byte_flips(data, rng)
+    slots = [(e, k) for e in _elements(root) for k in e.attrib]
+    slots += [(e, None) for e in _elements(root) if e.text and e.text.strip()]
+    if len(slots) < 2:
+        return _byte_flips(data, rng)
+    values = [e.get(k) if k else e.text for e, k in slots]
+    for _ in range(rng.randint(1, 3)):
+        element, key = rng.choice(slots)
+        value = rng.choice(values)
+        if key:
+            element.set(key, value)
+        else:
+            element.text = value
+    return etree.tostring(root, xml_declaration=True, encoding='utf-8')
+
+
+def _copy(element):
+    from copy import deepcopy
+    return deepcopy(element)
+
+
+def _deep_nesting(data: bytes, rng: random.Random) -> bytes:
+    if rng.random() < 0.3:  # deeply parenthesised numbers (formula parsers)
+        depth = rng.choice([50, 200, 2000, 20000])
+        matches = list(NUMBER.finditer(data))
+        if matches:
+            match = rng.choice(matches)
+            return (data[:match.start()] + b'(' * depth + match.group(0) + b')' * depth
+                    + data[match.end():])
+    root = _tree(data)
+    if root is None:
+        return _byte_flips(data, rng)
+    element = rng.choice(_elements(root))
+    depth = rng.choice([20, 100, 400, 3000])
+    inner = _copy(element)
+    for _ in range(depth):
+        outer = etree.Element(element.tag, dict(element.attrib))
+        outer.append(inner)
+        inner = outer
+    parent = element.getparent()
+    if parent is None:
+        root = inner
+    else:
+        parent.replace(element, inner)
+    return etree.tostring(root, xml_declaration=True, encoding='utf-8')
+
+
+MUTATIONS = [_byte_flips, _truncate, _mangle_numbers, _mangle_numbers, _wild_attribute,
+             _duplicate_attribute, _tree_mutation, _tree_mutation, _tree_mutation,
+             _deep_nesting, _transplant, _transplant]
+
+
+def mutants(fmt: str, seeds: list[Path], count: int):
+    """(mutant path, mutation name) — written next to their seeds, deterministic."""
+    rng = random.Random(f'{SEED}-{fmt}')
+    originals = {seed: seed.read_bytes() for seed in seeds}
+    for number in range(count):
+        seed = seeds[number % len(seeds)]
+        mutation = rng.choice(MUTATIONS)
+        data = mutation(originals[seed], rng)
+        for _ in range(rng.choice([0, 0, 0, 1, 2])):  # sometimes several at once
+            data = rng.choice(MUTATIONS)(data, rng)
+        path = seed.with_name(f'zz_fuzz_{fmt}_{number:03d}_{mutation.__name__.strip("_")}'
+                              f'{seed.suffix}')
+        path.write_bytes(data)
+        yield path, mutation.__name__
+
+
+# --- the worker -----------------------------------------------------------------------------------
+
+class Worker:
+    """fuzz_worker.py in a subprocess; a document that takes too long kills and restarts it."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.selector: selectors.DefaultSelector | None = None
+
+    def _start(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name(
+            'fuzz_worker.py'))], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.proc.stdout, selectors.EVENT_READ)
+        ready = self._answer(60.0)
+        assert ready == {'outcome': 'ready'}, ready
+
+    def _answer(self, timeout: float) -> dict | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.selector.select(left):
+                return None
+            line = self.proc.stdout.readline()
+            if not line:
+                return {'outcome': 'crash', 'type': 'process died',
+                        'message': f'exit code {self.proc.wait()}', 'traceback': ''}
+            return json.loads(line)
+
+    def classify(self, path: Path) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self._start()
+        self.proc.stdin.write(f'{path}\n')
+        self.proc.stdin.flush()
+        answer = self._answer(DOCUMENT_TIMEOUT)
+        if answer is None:
+            self.close()
+            return {'outcome': 'hang', 'message': f'no answer within {DOCUMENT_TIMEOUT:g} s'}
+        if answer['outcome'] == 'crash' and answer['type'] == 'process died':
+            self.close()
+        return answer
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait(timeout=30)
+            self.proc.stdin.close()
+            self.proc.stdout.close()
+            self.proc = None
+
+
+@pytest.fixture(scope='module')
+def copies(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp('fuzz')
+    for name in ('sdformat', 'skel', 'hrdf'):  # URDF seeds live in sdformat/
+        shutil.copytree(SHARED / name, root / 'corpus' / name)
+    shutil.copytree(EXAMPLES, root / 'examples')
+    return root
+
+
+@pytest.fixture(scope='module')
+def worker():
+    worker = Worker()
+    yield worker
+    worker.close()
+
+
+@pytest.fixture(scope='module')
+def outcomes() -> dict:
+    """Every mutant's outcome by format, for the CLI test to pick from."""
+    return {}
+
+
+def _problem(path: Path, answer: dict) -> str | None:
+    outcome = answer['outcome']
+    if outcome == 'ok':
+        return None
+    if outcome == 'format_error':
+        message = answer['message'] or ''
+        if not answer['file'] or not re.search(r'[A-Za-z]{3}', message) or len(message) < 10:
+            return f'{path.name}: FormatError without a file or sentence: {answer}'
+        return None
+    return (f'{path.name}: {outcome} {answer.get("type", "")}: {answer.get("message", "")}\n'
+            f'{answer.get("traceback", "")}')
+
+
+@pytest.mark.parametrize('fmt', ['urdf', 'sdf', 'skel', 'hrdf', 'tmp', 'xmdi'])
+def test_mutants_are_read_or_refused_never_crash(fmt: str, copies: Path, worker: Worker,
+                                                 outcomes: dict) -> None:
+    seeds = seed_files(copies)[fmt]
+    assert seeds and all(seed.is_file() for seed in seeds), seeds
+    for seed in seeds:  # the unmutated seeds are fine (else the fuzzing proves nothing)
+        assert worker.classify(seed)['outcome'] != 'crash', seed
+    problems, results = [], []
+    for path, mutation in mutants(fmt, seeds, MUTANTS_PER_FORMAT):
+        answer = worker.classify(path)
+        results.append((path, answer))
+        problem = _problem(path, answer)
+        if problem:
+            problems.append(f'[{mutation}] {problem}')
+    outcomes[fmt] = results
+    refused = sum(a['outcome'] == 'format_error' for _, a in results)
+    assert refused >= 10, f'only {refused} of the mutants were refused: weak mutations'
+    assert not problems, f'{len(problems)} mutants crashed or hung:\n' + '\n'.join(problems[:8])
+
+
+def test_cli_check_on_mutants_exits_0_or_1_without_traceback(outcomes: dict) -> None:
+    if not outcomes:
+        pytest.fail('run with the fuzz tests above (they choose the mutants)')
+    chosen = []
+    for fmt, results in sorted(outcomes.items()):
+        refused = [p for p, a in results if a['outcome'] == 'format_error']
+        if refused:
+            chosen.append(random.Random(f'{SEED}-cli-{fmt}').choice(refused))
+    for path in chosen:
+        run = subprocess.run([sys.executable, '-m', 'robot_formats.cli', 'check', str(path)],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert run.returncode in (0, 1), f'{path.name}: exit {run.returncode}\n{run.stderr}'
+        assert 'Traceback' not in run.stderr + run.stdout, f'{path.name}:\n{run.stderr}'
+        if run.returncode == 1:
+            assert re.search(r':\S*:? .*[A-Za-z]{3}', run.stderr), run.stderr
