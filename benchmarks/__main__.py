@@ -25,6 +25,11 @@ Benchmarks (issue targets in brackets):
   the run against Debian's libsdformat-dev) [≤ 0.5× libsdformat's time per file]; generated
   worlds of 250-2,000 included models [1,000 models ≤ 1 s, linear growth].
 
+* ``motion_stream``: motion_player's stream mode at 250 Hz and 1 kHz, publish instants stamped
+  by the node against its schedule (with the play thread at SCHED_FIFO, the node's
+  ``realtime_priority``; normal priority printed too) [p99 ≤ 1 ms]; trajectory mode's
+  time_from_start for 1,800 points [exactly frame × period / speed].
+
 robot_state_publisher (the C++ reference for the TF path) cannot be installed on this machine,
 so the TF numbers are reported against the targets only.
 """
@@ -35,7 +40,7 @@ import argparse
 import os
 import sys
 
-from . import hrdf_load, render, sdformat_load, skel_load, tf_stream, urdf_load
+from . import hrdf_load, motion_stream, render, sdformat_load, skel_load, tf_stream, urdf_load
 
 BENCHMARKS = {
     'urdf_load': urdf_load.run,
@@ -43,6 +48,7 @@ BENCHMARKS = {
     'tf_sustained': tf_stream.run_sustained,
     'hrdf_load': hrdf_load.run,
     'render': render.run,
+    'motion_stream': motion_stream.run,
     'sdformat_load': sdformat_load.run,
     'skel_load': skel_load.run,
 }

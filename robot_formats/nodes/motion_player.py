@@ -19,6 +19,9 @@ Parameters (read-only; set them at start, e.g. ``--ros-args -p output_mode:=stre
 ``feedback_rate``           double, ``20.0``                 Hz of ``~/play`` feedback
 ``controller_timeout``      double, ``5.0``                  action mode: seconds to wait for the
                                                              controller's action server / answers
+``realtime_priority``       int, ``0``                       stream / joint_states: SCHED_FIFO
+                                                             priority of the play thread (if
+                                                             permitted); 0: normal scheduling
 ``robot_description_topic`` string, ``robot_description``    the robot model (URDF, latched)
 ==========================  ===============================  ====================================
 
@@ -54,8 +57,10 @@ schedule (p50/p99/max). The node never parses XML itself and no bad request ends
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
+import os
 import sys
 import threading
 import time
@@ -139,6 +144,7 @@ class MotionPlayer(Node):
         self.frame_period = self._positive('frame_period')
         self.interpolation = Interpolation.parse(str(self.get_parameter('interpolation').value))
         self.controller_timeout = self._positive('controller_timeout')
+        self.realtime_priority = int(self.get_parameter('realtime_priority').value)
         self.controller_joints = tuple(self.get_parameter_or('controller_joints', None).value or ())
         self.library = self._load_library()
         self.robot: RobotJoints | None = None
@@ -182,6 +188,9 @@ class MotionPlayer(Node):
         self.declare_parameter('feedback_rate', 20.0, text('Hz of ~/play feedback.'))
         self.declare_parameter('controller_timeout', 5.0, text(
             "action mode: seconds to wait for the controller's action server and answers."))
+        self.declare_parameter('realtime_priority', 0, text(
+            'stream / joint_states: SCHED_FIFO priority (1-99) of the play thread if the '
+            'system permits; 0: normal scheduling.'))
         self.declare_parameter('robot_description_topic', 'robot_description', text(
             'Where the robot model (URDF) comes from.'))
 
@@ -334,10 +343,10 @@ class MotionPlayer(Node):
                                  f'not command (controller_joints): {", ".join(not_commanded)}')
 
     def _feedback(self, goal_handle, playback: Playback, tau: float) -> None:
-        state = playback.state(tau)
+        motion_time, loop, progress = playback.where(tau)
         goal_handle.publish_feedback(PlayMotion.Feedback(
-            time=float(state.motion_time), frame=float(state.motion_time / self.frame_period),
-            progress=float(state.progress), loop=int(state.loop)))
+            time=float(motion_time), frame=float(motion_time / self.frame_period),
+            progress=float(progress), loop=int(loop)))
 
     def _canceled(self, playback: Playback, tau: float) -> _Stop:
         state = playback.state(tau)
@@ -381,8 +390,8 @@ class MotionPlayer(Node):
         order = [joints.index(j) for j in self.controller_joints] if self.controller_joints \
             else list(range(len(joints)))
 
-        def message(state) -> Float64MultiArray:
-            return Float64MultiArray(data=[float(state.positions[i]) for i in order])
+        def message(positions, velocities) -> Float64MultiArray:
+            return Float64MultiArray(data=positions[order].tolist())
         timing = self._tick_loop(goal_handle, playback, message, self.stream_pub)
         return (f'streamed {timing.count} commands at {self.stream_rate:g} Hz to '
                 f'{self._output_name()}; {timing.summary()}')
@@ -390,9 +399,9 @@ class MotionPlayer(Node):
     def _play_joint_states(self, goal_handle, playback, points, result) -> str:
         joints = list(playback.model.joints)
 
-        def message(state) -> JointState:
-            return JointState(name=joints, position=[float(v) for v in state.positions],
-                              velocity=[float(v) for v in state.velocities])
+        def message(positions, velocities) -> JointState:
+            return JointState(name=joints, position=positions.tolist(),
+                              velocity=velocities.tolist())
         timing = self._tick_loop(goal_handle, playback, message, self.joint_states_pub,
                                  stamped=True)
         return (f'published {timing.count} joint states at {self.stream_rate:g} Hz; '
@@ -401,18 +410,25 @@ class MotionPlayer(Node):
     def _tick_loop(self, goal_handle, playback: Playback, message, publisher,
                    stamped: bool = False) -> TickTiming:
         """Publish the state at tau = k / rate (k = 0, 1, ...) and at the end, on an absolute
-        schedule: each message is built during the slack before its deadline, the thread sleeps
-        until shortly before the deadline and waits out the rest precisely, so publishing is
-        the only work at the deadline. Returns the measured publish instants."""
-        taus = list(sample_times(playback.total_time, self.stream_rate))
+        schedule. Only ``publish`` happens at a deadline: the samples are computed ahead in
+        vectorised chunks and the next message is built in the slack after a publish; the
+        thread sleeps until shortly before each deadline and waits out the rest precisely.
+        Returns the measured publish instants."""
+        problem = _timing_thread_setup(self.realtime_priority)
+        if problem:
+            self.get_logger().warning(problem, once=True)
+        taus = sample_times(playback.total_time, self.stream_rate)
         timing = TickTiming(len(taus))
+        chunk = max(8, int(self.stream_rate * 0.05))
+        samples = _Samples(playback, taus, chunk)
         next_feedback = 0.0
-        pending = message(playback.state(taus[0]))
-        start = time.monotonic() + 0.002  # room to build nothing late at tick 0
+        pending = message(*samples.get(0))
+        start = time.monotonic() + 0.002  # tick 0 is a deadline too
         for tick, tau in enumerate(taus):
             if goal_handle.is_cancel_requested:
-                now = time.monotonic() - start
-                publisher.publish(message(playback.state(now)))  # hold where the play is now
+                now = min(time.monotonic() - start, playback.total_time)
+                state = playback.state(now)
+                publisher.publish(message(state.positions, state.velocities))  # hold here
                 raise self._canceled(playback, now)
             deadline = start + tau
             if stamped:
@@ -421,7 +437,7 @@ class MotionPlayer(Node):
             publisher.publish(pending)
             timing.record(tick, time.monotonic() - deadline)
             if tick + 1 < len(taus):
-                pending = message(playback.state(taus[tick + 1]))
+                pending = message(*samples.get(tick + 1))
             if tau >= next_feedback:
                 self._feedback(goal_handle, playback, tau)
                 next_feedback = tau + self.feedback_period
@@ -477,6 +493,24 @@ _STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: 'SUCCEEDED', GoalStatus.STATUS_ABO
                  GoalStatus.STATUS_CANCELED: 'CANCELED'}
 
 
+class _Samples:
+    """Positions and velocities of a play at the stream's ticks, evaluated a chunk at a time
+    (vectorised) as the stream reaches them: bounded memory for long plays, no per-tick
+    interpolation work."""
+
+    def __init__(self, playback: Playback, taus: np.ndarray, chunk: int) -> None:
+        self.playback, self.taus, self.chunk = playback, taus, chunk
+        self.first = -chunk
+        self.positions = self.velocities = np.zeros((0, 0))
+
+    def get(self, tick: int) -> tuple[np.ndarray, np.ndarray]:
+        if not self.first <= tick < self.first + self.chunk:
+            self.first = tick
+            self.positions, self.velocities = self.playback.states_at(
+                self.taus[tick:tick + self.chunk])
+        return self.positions[tick - self.first], self.velocities[tick - self.first]
+
+
 class TickTiming:
     """When each streamed message was actually published, relative to its scheduled instant
     (measured right after ``publish`` returned, with the same monotonic clock)."""
@@ -505,14 +539,40 @@ def _wake(_future) -> None:
     """Done callback of the play thread's future: scheduling it wakes the executor."""
 
 
+#: The play thread sleeps until this long before a deadline, then spins: longer than a sleep's
+#: wake-up latency (timer slack set to 1 µs), short enough to keep the spinning share of a core
+#: small (a thread that burns CPU loses the scheduler's favour when the machine is busy).
+SPIN_MARGIN = 0.0002
+
+
 def _wait_until(deadline: float) -> None:
-    """Sleep to ~0.5 ms before ``deadline`` (monotonic), then spin the rest: sub-ms accuracy
-    without a busy core."""
+    """Sleep to SPIN_MARGIN before ``deadline`` (monotonic), then spin the rest."""
     remaining = deadline - time.monotonic()
-    if remaining > 0.0006:
-        time.sleep(remaining - 0.0005)
+    if remaining > SPIN_MARGIN:
+        time.sleep(remaining - SPIN_MARGIN)
     while time.monotonic() < deadline:
         pass
+
+
+def _timing_thread_setup(realtime_priority: int) -> str | None:
+    """Make the calling (play) thread wake on time: 1 µs timer slack (Linux prctl) and, when
+    ``realtime_priority`` > 0, SCHED_FIFO at that priority (as ros2_control's realtime
+    threads). Returns why the priority could not be set, or None."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_TIMERSLACK, ctypes.c_ulong(1000), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the default slack only costs accuracy
+    if realtime_priority <= 0:
+        return None
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(realtime_priority))
+    except (OSError, AttributeError, ValueError) as err:
+        return f'realtime_priority {realtime_priority} not applied ({err}); normal scheduling'
+    return None
+
+
+_PR_SET_TIMERSLACK = 29
 
 
 def _wait(future, timeout: float = 10.0):

@@ -318,6 +318,40 @@ class Playback:
             return PlayState(tau, t, loop, self.model.positions(t), velocities, progress)
         return self._wrap_state(tau, loop, fraction, progress)
 
+    def where(self, tau: float) -> tuple[float, int, float]:
+        """(motion time, loop, progress) at playing time ``tau``: :meth:`state` without the joint
+        values, cheap enough for feedback between two stream ticks."""
+        tau = min(max(float(tau), 0.0), self.total_time)
+        loop, u, fraction = self._locate(tau * self.options.speed)
+        progress = tau / self.total_time if self.total_time > 0 else 1.0
+        if u is None:
+            u = 0.0 if fraction >= 1.0 else self.model.duration
+        return self._motion_time(u), loop, progress
+
+    def states_at(self, taus) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, velocities) at many playing times at once, shape (len(taus), joints):
+        the values :meth:`state` gives, with one vectorised evaluation of the curves (a
+        streaming player samples ahead of its deadlines with this)."""
+        taus = np.clip(np.asarray(taus, dtype=float), 0.0, self.total_time)
+        joints = len(self.model.curves)
+        motion_times = np.zeros(len(taus))
+        wrapping = []
+        for index, tau in enumerate(taus):
+            _, u, _ = self._locate(float(tau) * self.options.speed)
+            if u is None:
+                wrapping.append(index)
+            else:
+                motion_times[index] = self._motion_time(u)
+        sign = -1.0 if self.options.reverse else 1.0
+        positions = self.model.positions(motion_times).reshape(len(taus), joints)
+        velocities = (sign * self.options.speed
+                      * self.model.velocities(motion_times).reshape(len(taus), joints))
+        velocities[taus >= self.total_time] = 0.0
+        for index in wrapping:
+            state = self.state(float(taus[index]))
+            positions[index], velocities[index] = state.positions, state.velocities
+        return positions, velocities
+
     def _wrap_state(self, tau: float, loop: int, fraction: float, progress: float) -> PlayState:
         """Between loops: from the last played pose back to the first, in one frame period."""
         end = self.model.positions(self._motion_time(self.model.duration))

@@ -348,6 +348,26 @@ def test_stream_publishes_every_sample_at_the_rate_in_the_controller_order(strea
     assert f'streamed {count} commands at 200 Hz' in outcome.result.message
 
 
+def test_stream_reversed_loops_follow_the_motion_backwards_twice(stream_player):
+    player = stream_player
+    player.commands.messages.clear()
+    outcome = player.play('short', reverse=True, loop_count=2)
+    assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.message
+    last = last_frame('short')
+    # played frames: last .. 0, one frame back to the last pose (the motion ends where it
+    # starts: a constant), then last .. 0 again
+    count = int(round((2 * last + 1) * PERIOD * 200)) + 1
+    player.side.spin_until(lambda: len(player.commands) >= count, what='every command')
+    player.side.spin_for(0.1)
+    assert len(player.commands) == count
+    for k, msg in enumerate(player.commands.messages):
+        played = k / 200 / PERIOD  # frames played so far
+        frame = last - played if played <= last else (
+            0.0 if played <= last + 1 else last - (played - last - 1))
+        assert list(msg.data) == pytest.approx(
+            expected_positions('short', frame, STREAM_JOINTS), abs=1e-12), k
+
+
 def test_stream_cancel_holds_the_position_reached(stream_player):
     player = stream_player
     player.commands.messages.clear()
