@@ -89,6 +89,9 @@ def load_mapping(path: str | Path | None) -> ConfigurationMapping:
                                 mark.line + 1 if mark else None) from None
     except UnicodeDecodeError:
         raise InvalidValueError('the configuration mapping is not UTF-8 text', path) from None
+    except RecursionError:  # PyYAML composes nested collections recursively (found by fuzzing)
+        raise InvalidValueError('the configuration mapping nests lists/mappings too deeply to '
+                                'read', path) from None
     if not isinstance(document, dict) or set(document) - {'robots', 'defaults'}:
         raise SchemaError('the configuration mapping must be a mapping with the keys '
                           "'robots' and/or 'defaults' (see docs/tmp.md)", path)

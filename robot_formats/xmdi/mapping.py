@@ -90,6 +90,9 @@ class ServoMapping:
             mark = getattr(err, 'problem_mark', None)
             raise InvalidValueError(f'not valid YAML: {getattr(err, "problem", None) or err}',
                                     file, mark.line + 1 if mark else None) from None
+        except RecursionError:  # PyYAML composes nested collections recursively (fuzzing)
+            raise InvalidValueError('the servo mapping nests lists/mappings too deeply to read',
+                                    file) from None
         if root is None:
             return cls(source=file)
         servos = _top_level(root, file)
