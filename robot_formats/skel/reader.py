@@ -39,7 +39,7 @@ from ..transforms import invert, matrix_to_pose
 from ..xmlsafe import local_name, read_xml, required_attr
 from .joints import RawJoint, read_joint
 from .shapes import mesh_bounds, read_geometry, shape_inertia, shape_volume, soft_body
-from .values import Ctx, boolean, child, number, require, transformation, vector
+from .values import IDENTITY, Ctx, boolean, child, number, require, transformation, vector
 
 __all__ = ['read_skel', 'parse_skel_element']
 
@@ -111,17 +111,18 @@ def _body(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -
         if tag not in ('visualization_shape', 'collision_shape', 'soft_shape'):
             continue
         frame = transformation(ctx, child(holder, 'transformation'))
+        frame_pose = Pose() if frame is IDENTITY else matrix_to_pose(frame)
         material = _material(ctx, holder)
         pieces, proxy = read_geometry(ctx, holder, base_dir, tag == 'soft_shape')
         if tag != 'soft_shape':
             solids.append((proxy, frame))
         elif soft is None:
-            soft = soft_body(ctx, holder, pieces[0][0], matrix_to_pose(frame))
+            soft = soft_body(ctx, holder, pieces[0][0], frame_pose)
         else:
             raise SchemaError(f'body {name!r} has a second <soft_shape> (DART builds one soft '
                               'skin per body)', ctx.file, holder.sourceline)
         for geometry, offset in pieces:
-            origin = matrix_to_pose(frame @ offset)
+            origin = frame_pose if offset is IDENTITY else matrix_to_pose(frame @ offset)
             if tag != 'collision_shape':
                 visuals.append(Visual(geometry, origin, material=material))
             if tag != 'visualization_shape':
@@ -246,7 +247,7 @@ def _creation_order(ctx: Ctx, by_child: dict[str, RawJoint]) -> list[RawJoint]:
                                  f'{joint.child!r} is its own ancestor', ctx.file, joint.line)
             seen.add(joint.child)
         if joint.parent != WORLD and joint.parent not in built:
-            order.append(RawJoint('root', JointType.FLOATING, WORLD, joint.parent, np.eye(4),
+            order.append(RawJoint('root', JointType.FLOATING, WORLD, joint.parent, IDENTITY,
                                   None, initial=[0.0] * 6, velocities=[0.0] * 6,
                                   dof_dynamics=[DofDynamics()] * 6))
             built.add(joint.parent)
@@ -257,10 +258,14 @@ def _creation_order(ctx: Ctx, by_child: dict[str, RawJoint]) -> list[RawJoint]:
 
 def _place(raw: RawJoint, poses: dict[str, np.ndarray], names: set[str]) -> Joint:
     """The model joint: ``X_PJ = B_parent⁻¹ · B_child · X_CJ`` (B_world = I)."""
-    parent_pose = np.eye(4) if raw.parent == WORLD else poses[raw.parent]
-    origin = invert(parent_pose) @ poses[raw.child] @ raw.t_cj
+    origin = poses[raw.child]
+    if raw.parent != WORLD:
+        origin = invert(poses[raw.parent]) @ origin
+    if raw.t_cj is not IDENTITY:
+        origin = origin @ raw.t_cj
+    offset = Pose() if raw.t_cj is IDENTITY else matrix_to_pose(raw.t_cj)
     return Joint(_unique(raw.name, names), raw.kind, raw.parent, raw.child,
-                 matrix_to_pose(origin), raw.axis, raw.axis2, matrix_to_pose(raw.t_cj),
+                 matrix_to_pose(origin), raw.axis, raw.axis2, offset,
                  tuple(raw.limits), raw.dynamics, axis_order=raw.axis_order, line=raw.line,
                  actuator=raw.actuator, dof_dynamics=tuple(raw.dof_dynamics))
 

@@ -32,7 +32,7 @@ from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Pl
 from ..transforms import translation
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
-from .values import Ctx, child, number, require, vector
+from .values import IDENTITY, Ctx, child, number, require, vector
 
 __all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
            'MeshBounds', 'MultiSphere', 'soft_body']
@@ -107,7 +107,7 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: 
         if kind not in _SOFT_EXTRA:
             raise SchemaError('a <soft_shape> is a box, ellipsoid, sphere or cylinder, not '
                               f'<{kind}>', ctx.file, shape.sourceline)
-    here = np.eye(4)
+    here = IDENTITY
     if kind == 'box':
         return [(Box(_size(ctx, shape)), here)]
     if kind == 'ellipsoid':
@@ -137,7 +137,7 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: 
         out = []
         for sphere in spheres:
             position = child(sphere, 'position')
-            offset = translation(vector(ctx, position)) if position is not None else np.eye(4)
+            offset = translation(vector(ctx, position)) if position is not None else IDENTITY
             out.append((Sphere(_positive(ctx, sphere, 'radius')), offset))
         return out
     raise SchemaError(f'unknown shape <{kind}> (SKEL shapes: box, ellipsoid, sphere, cylinder, '
@@ -167,53 +167,60 @@ def shape_inertia(geometry: Geometry, mass: float, placement: np.ndarray, com: n
     at ``placement`` (4×4, body frame), as DART computes it when ``<inertia>`` has no
     ``<moment_of_inertia>``: the shape's own inertia rotated into the body frame, then moved
     from the shape origin to the COM (parallel axes). None when we cannot compute it."""
-    local = _local_inertia(geometry, mass)
-    if local is None:
+    principal = _local_inertia(geometry, mass)
+    if principal is None:
         return None
     rotation = placement[:3, :3]
     d = placement[:3, 3] - com
-    return rotation @ local @ rotation.T + mass * (float(d @ d) * np.eye(3) - np.outer(d, d))
+    # R · diag(principal) · Rᵀ + m (|d|² I − d dᵀ)
+    return ((rotation * principal) @ rotation.T
+            + mass * (float(d @ d) * _EYE3 - d[:, None] * d))
 
 
-def _box(size, m: float) -> np.ndarray:
+_EYE3 = np.eye(3)
+
+
+def _box(size, m: float) -> tuple[float, float, float]:
     x, y, z = size
-    return np.diag([m / 12 * (y * y + z * z), m / 12 * (x * x + z * z), m / 12 * (x * x + y * y)])
+    return (m / 12 * (y * y + z * z), m / 12 * (x * x + z * z), m / 12 * (x * x + y * y))
 
 
-def _local_inertia(geometry: Geometry, m: float) -> np.ndarray | None:
-    """Inertia about the shape origin, in the shape frame (DART's ``computeInertia``)."""
+def _local_inertia(geometry: Geometry, m: float) -> tuple[float, float, float] | None:
+    """Principal moments about the shape origin, along the shape frame's axes (DART's
+    ``computeInertia``; every SKEL shape's inertia is diagonal in its own frame)."""
     if isinstance(geometry, Box):
         return _box(geometry.size, m)
     if isinstance(geometry, Ellipsoid):
         a, b, c = geometry.radii
-        return np.diag([m / 5 * (b * b + c * c), m / 5 * (a * a + c * c), m / 5 * (a * a + b * b)])
+        return (m / 5 * (b * b + c * c), m / 5 * (a * a + c * c), m / 5 * (a * a + b * b))
     if isinstance(geometry, Sphere):
-        return np.eye(3) * 0.4 * m * geometry.radius ** 2
+        moment = 0.4 * m * geometry.radius ** 2
+        return (moment, moment, moment)
     if isinstance(geometry, Cylinder):
         r, h = geometry.radius, geometry.length
         side = m * (3 * r * r + h * h) / 12
-        return np.diag([side, side, m * r * r / 2])
+        return (side, side, m * r * r / 2)
     if isinstance(geometry, Cone):
         r, h = geometry.radius, geometry.length
         # about the shape origin (mid-height), not the cone's centroid (h/4 above the base)
         side = m * (3 / 20 * r * r + h * h / 10)
-        return np.diag([side, side, 3 / 10 * m * r * r])
+        return (side, side, 3 / 10 * m * r * r)
     if isinstance(geometry, Capsule):
         return _capsule(geometry.radius, geometry.length, m)
     if isinstance(geometry, Plane):
-        return np.zeros((3, 3))  # DART: an infinite plane has no inertia
+        return (0.0, 0.0, 0.0)  # DART: an infinite plane has no inertia
     if isinstance(geometry, (MultiSphere, MeshBounds)):
         return _box(geometry.extents, m)
     return None
 
 
-def _capsule(r: float, h: float, m: float) -> np.ndarray:
+def _capsule(r: float, h: float, m: float) -> tuple[float, float, float]:
     """Solid capsule: cylinder plus two hemispheres, mass split by volume (DART's formula)."""
     v_cyl, v_sph = np.pi * r * r * h, 4.0 / 3.0 * np.pi * r ** 3
     total = v_cyl + v_sph
     m_cyl, m_sph = (m * v_cyl / total, m * v_sph / total) if total > 0 else (0.0, 0.0)
     side = (m_cyl * (h * h / 12 + r * r / 4) + m_sph * (0.4 * r * r + h * h / 4 + 3 * h * r / 8))
-    return np.diag([side, side, (m_cyl / 2 + 0.4 * m_sph) * r * r])
+    return (side, side, (m_cyl / 2 + 0.4 * m_sph) * r * r)
 
 
 def mesh_extents(mesh: Mesh) -> tuple[float, float, float] | None:

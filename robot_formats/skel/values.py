@@ -16,7 +16,13 @@ from lxml import etree
 from ..errors import InvalidValueError, SchemaError
 from ..xmlsafe import floats, local_name
 
-__all__ = ['Ctx', 'child', 'require', 'number', 'vector', 'transformation', 'boolean']
+__all__ = ['Ctx', 'IDENTITY', 'child', 'require', 'number', 'vector', 'transformation', 'boolean']
+
+
+#: The identity transform, shared and read-only: what an absent ``<transformation>`` means, so
+#: callers can skip work with ``matrix is IDENTITY``.
+IDENTITY = np.eye(4)
+IDENTITY.flags.writeable = False
 
 
 class Ctx:
@@ -82,9 +88,10 @@ def boolean(ctx: Ctx, element: etree._Element) -> bool:
 
 
 def transformation(ctx: Ctx, element: etree._Element | None) -> np.ndarray:
-    """``x y z rx ry rz`` → 4×4 with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler), I if None."""
+    """``x y z rx ry rz`` → 4×4 with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler);
+    :data:`IDENTITY` (read-only) if None."""
     if element is None:
-        return np.eye(4)
+        return IDENTITY
     x, y, z, rx, ry, rz = vector(ctx, element, 6)
     cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
     cz, sz = math.cos(rz), math.sin(rz)
