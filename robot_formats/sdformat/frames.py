@@ -69,7 +69,7 @@ class ModelFrames:
     def __init__(self, model: SdfModel) -> None:
         self.model = model
         self.file = model.file
-        self.nested = {m.name: ModelFrames(m) for m in model.models}
+        self.nested = _model_graphs(model.models)
         self.kinds: dict[str, str] = {}
         framed_joints = [joint for joint in model.joints if joint.has_frame]
         for kind, items in (('link', model.links), ('joint', framed_joints),
@@ -338,13 +338,28 @@ def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: boo
                              code='JOINT_PARENT_SAME_AS_CHILD')
 
 
+def _model_graphs(models: list[SdfModel]) -> dict[str, ModelFrames]:
+    """The frame graphs of a world's models; copies of one included file (same ``shape``)
+    share one graph: their frames are the same, relative to their model frames."""
+    by_shape: dict[object, ModelFrames] = {}
+    out = {}
+    for model in models:
+        graph = by_shape.get(model.shape) if model.shape is not None else None
+        if graph is None:
+            graph = ModelFrames(model)
+            if model.shape is not None:
+                by_shape[model.shape] = graph
+        out[model.name] = graph
+    return out
+
+
 class WorldFrames:
     """World stages 3-7: models, world frames and world joints in the world frame."""
 
     def __init__(self, world: SdfWorld) -> None:
         self.world = world
         self.file = world.file
-        self.models = {m.name: ModelFrames(m) for m in world.models}
+        self.models = _model_graphs(world.models)
         self.model_elements = {m.name: m for m in world.models}
         self.kinds: dict[str, str] = {}
         for kind, items in (('model', world.models), ('frame', world.frames),

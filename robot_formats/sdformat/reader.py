@@ -366,8 +366,10 @@ class SdfLoader:
         for sub in element:  # //include/frame and //include/joint add to the included model
             if sub.tag == 'frame':
                 model.frames.append(self.frame(ctx, sub))
+                model.shape = None
             elif sub.tag == 'joint':
                 model.joints.append(self.joint(ctx, sub))
+                model.shape = None
         return [model]
 
     def _resolve_uri(self, uri: str, including_file: str | None, line: int | None) -> Path:
@@ -396,7 +398,11 @@ class SdfLoader:
             parsed = self._parsed[key] = self._read_included(ctx, path, key, include)
         if self._subtrees:
             self._subtrees[-1].add(parsed)
-        return _clone_model(parsed.model) if parsed.model is not None else None
+        if parsed.model is None:
+            return None
+        model = _clone_model(parsed.model)
+        model.shape = key
+        return model
 
     def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element
                        ) -> _Parsed:
@@ -577,6 +583,8 @@ class _IncludeOverrides:
         elif model.pose.relative_to:
             model.pose.relative_to = ''
         if self.static is True:
+            if model.shape is not None:
+                model.shape = ('static', model.shape)
             _make_static(model)
         elif self.static is False:
             static = _first_static(model)

@@ -58,6 +58,7 @@ class _Builder:
         self.warnings = warnings
         self.graph, self.frames = resolve_world(world)
         self._inverses: dict[str, np.ndarray] = {}
+        self._by_shape: dict[object, Model] = {}
 
     def inverse(self, name: str) -> np.ndarray:
         """X_name_W (memoized: many frames and joints hang from the same link)."""
@@ -67,7 +68,7 @@ class _Builder:
         return found
 
     def scene(self) -> Scene:
-        models = [self.model(m) for m in self.world.models]
+        models = [self.shared_model(m) for m in self.world.models]
         scene_frames: list[Frame] = []
         scene_joints: list[Joint] = []
         for model in self.world.models:
@@ -87,6 +88,24 @@ class _Builder:
                      is_world=True, physics=physics, source=self.world.file)
 
     # --- one top-level model -------------------------------------------------------------
+    def shared_model(self, sdf: SdfModel) -> Model:
+        """``model(sdf)``, built once for copies of one included file (same ``shape``): their
+        members are the same relative to the model, only the name differs. Not shared when a
+        member is posed in the world (a joint to ``world``, a frame fixed to the world) or the
+        first build warned (each copy then warns with its own names)."""
+        if sdf.shape is None:
+            return self.model(sdf)
+        first = self._by_shape.get(sdf.shape)
+        if first is not None:
+            return replace(first, name=sdf.name, source=sdf.file)
+        warned = len(self.warnings)
+        model = self.model(sdf)
+        if len(self.warnings) == warned and not any(
+                j.parent == WORLD for j in model.joints) and not any(
+                f.attached_to == WORLD for f in model.frames):
+            self._by_shape[sdf.shape] = model
+        return model
+
     def model(self, sdf: SdfModel) -> Model:
         links: list[Link] = []
         joints: list[Joint] = []
