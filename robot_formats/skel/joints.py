@@ -82,8 +82,8 @@ def _name_of(ctx: Ctx, element: etree._Element, tag: str, joint: str) -> str:
 
 def _unit(ctx: Ctx, element: etree._Element, joint: str) -> Vec3:
     xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {joint!r}')
-    xyz = np.asarray(vector(ctx, xyz_el))
-    norm = float(np.linalg.norm(xyz))
+    values = vector(ctx, xyz_el)
+    xyz, norm = np.asarray(values), math.hypot(*values)  # hypot: no overflow for huge values
     if norm < 1e-12:
         raise InvalidValueError(f'joint {joint!r} has a zero-length axis', ctx.file,
                                 xyz_el.sourceline)
@@ -121,14 +121,14 @@ def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
     if kind != 'arbitrary':
         raise InvalidValueError(f"planar joint {joint!r}: <plane type> must be xy, yz, zx or "
                                 f'arbitrary, not {kind!r}', ctx.file, plane.sourceline)
-    t1, _ = _unit(ctx, require(ctx, plane, 'translation_axis1'), joint)
-    a2, _ = _unit(ctx, require(ctx, plane, 'translation_axis2'), joint)
-    t1 = t1 / np.linalg.norm(t1)
+    t1, norm1 = _unit(ctx, require(ctx, plane, 'translation_axis1'), joint)
+    a2, norm2 = _unit(ctx, require(ctx, plane, 'translation_axis2'), joint)
+    t1, a2 = t1 / norm1, a2 / norm2
     t2 = a2 - (a2 @ t1) * t1
-    if np.linalg.norm(t2) < 1e-9:
+    if math.hypot(*t2) < 1e-9:
         raise InvalidValueError(f'planar joint {joint!r}: the translation axes are parallel',
                                 ctx.file, plane.sourceline)
-    t2 = t2 / np.linalg.norm(t2)
+    t2 = t2 / math.hypot(*t2)
     return tuple(map(float, t1)), tuple(map(float, t2))  # type: ignore[return-value]
 
 

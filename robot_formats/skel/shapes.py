@@ -146,8 +146,8 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: 
 
 def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, np.ndarray]:
     normal_el = require(ctx, shape, 'normal')
-    normal = np.asarray(vector(ctx, normal_el))
-    norm = float(np.linalg.norm(normal))
+    values = vector(ctx, normal_el)
+    normal, norm = np.asarray(values), math.hypot(*values)
     if norm < 1e-12:
         raise InvalidValueError('plane <normal> has zero length', ctx.file, normal_el.sourceline)
     normal = normal / norm

@@ -304,3 +304,12 @@ def test_absurd_sizes_give_an_error_not_a_nan_inertia(tmp_path: Path) -> None:
                  '</skeleton>')
     with pytest.raises(InvalidValueError, match='inertia computed from its shapes is not finite'):
         load(doc)
+
+
+def test_huge_axis_components_are_normalised_without_overflow(tmp_path: Path) -> None:
+    """Found by the mutation fuzzer: an axis of 1e308 components overflowed its norm and
+    became the zero vector."""
+    doc = _joint_doc(tmp_path, '<joint type="revolute" name="j"><parent>a</parent><child>b'
+                     '</child><axis><xyz>1e308 1e308 0</xyz></axis></joint>')
+    axis = next(j for j in load(doc).tree.joints.values() if j.name.endswith('::j')).axis
+    assert np.allclose(axis, (2 ** -0.5, 2 ** -0.5, 0.0))
