@@ -73,6 +73,7 @@ from control_msgs.action import FollowJointTrajectory
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -591,8 +592,8 @@ def main(args: list[str] | None = None) -> int:
         with rclpy.init(args=args):
             try:
                 node = MotionPlayer()
-            except (FormatError, ValueError) as err:
-                print(f'motion_player: {err}', flush=True)
+            except (FormatError, ValueError, ParameterException) as err:
+                print(f'motion_player: {err}', flush=True)  # e.g. stream_rate:=100 (write 100.0)
                 return 1
             executor = SingleThreadedExecutor()
             executor.add_node(node)

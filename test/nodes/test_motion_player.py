@@ -488,13 +488,19 @@ def test_action_mode_relays_the_controller_error_code(module_launcher, motion_fi
 
 # --- bad configuration ------------------------------------------------------------------------
 
-def test_a_missing_motion_file_ends_the_node_with_the_reason(module_launcher, tmp_path):
+@pytest.mark.parametrize('case', ['missing file', 'bad output mode', 'integer rate'])
+def test_a_bad_configuration_ends_the_node_with_the_reason(module_launcher, tmp_path, case):
     missing = tmp_path / 'absent.xmdi'
+    parameter, reason = {
+        'missing file': (f'motion_files:=[{str(missing)!r}]', 'no such file or directory'),
+        'bad output mode': ('output_mode:=bogus', "output_mode 'bogus' is not one of"),
+        'integer rate': ('stream_rate:=100', "parameter 'stream_rate'"),
+    }[case]
     process, _ = module_launcher.command(
-        ['-m', 'robot_formats.nodes.motion_player', '--ros-args',
-         '-p', f'motion_files:=[{str(missing)!r}]'], 'motion_player_missing')
-    assert process.proc.wait(timeout=TIMEOUT) == 1
-    assert 'no such file or directory' in process.log() and str(missing) in process.log()
+        ['-m', 'robot_formats.nodes.motion_player', '--ros-args', '-p', parameter],
+        f'motion_player_{case.replace(" ", "_")}')
+    assert process.proc.wait(timeout=TIMEOUT) == 1, process.describe()
+    assert reason in process.log(), process.describe()
     assert 'Traceback' not in process.log()
 
 
