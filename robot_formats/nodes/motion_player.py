@@ -460,7 +460,9 @@ class MotionPlayer(Node):
                         f'answer the goal within {self.controller_timeout:g} s')
         if not handle.accepted:
             raise _Stop('CONTROLLER_ERROR', f'the controller at {self._output_name()} rejected '
-                        'the trajectory')
+                        'the trajectory (joint_trajectory_controller rejects goals that do not '
+                        'name all its joints unless allow_partial_joints_goal is set; its log '
+                        'says why)')
         result_future = handle.get_result_async()
         done = threading.Event()
         result_future.add_done_callback(lambda _: done.set())

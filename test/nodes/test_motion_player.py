@@ -471,9 +471,10 @@ def test_action_mode_relays_the_controller_error_code(module_launcher, motion_fi
             error_code=FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED,
             error_string='shoulder_pan left its path tolerance')
 
+    answer = {'goal': GoalResponse.ACCEPT}
     ActionServer(player.side.node, FollowJointTrajectory,
                  'failing_controller/follow_joint_trajectory', execute,
-                 goal_callback=lambda goal: GoalResponse.ACCEPT)
+                 goal_callback=lambda goal: answer['goal'])
     feedback = []
     outcome = player.play('short', lambda msg: feedback.append(msg.feedback))
     assert_rejected(outcome, Result.CONTROLLER_ERROR, 'error_code -4',
@@ -484,6 +485,9 @@ def test_action_mode_relays_the_controller_error_code(module_launcher, motion_fi
         expected_ns(f) for f in key_frames('short')]
     player.side.spin_until(lambda: feedback, what='the relayed feedback')
     assert feedback[0].time == pytest.approx(0.25) and feedback[0].frame == pytest.approx(25.0)
+    answer['goal'] = GoalResponse.REJECT  # as joint_trajectory_controller refuses a bad goal
+    assert_rejected(player.play('short'), Result.CONTROLLER_ERROR, 'rejected the trajectory')
+    assert len(received) == 1 and player.process.alive()
 
 
 # --- bad configuration ------------------------------------------------------------------------
