@@ -13,8 +13,9 @@ then asks motion_player to play ``hebi_wave`` (its ~/play action), records /join
 separate subscriber, and compares them with the motion model (linear interpolation of the key
 frames). The start of the trajectory is not observable from outside (header.stamp 0: the
 controller starts it at its next update), so the start delay that fits best within the first
-second is used and printed. Exit 0 only if the play succeeded and the largest tracking error
-is within TOLERANCE. The processes are always stopped (SIGINT, then SIGKILL).
+second is used and printed. Exit 0 only if the play succeeded and the tracking error is
+within tolerance (99 % of the joint states within TOLERANCE, all within TOLERANCE_MAX). The
+processes are always stopped (SIGINT, then SIGKILL).
 
 Run it in the set-up environment (``. tools/env.sh``): ``python tools/demo_motion.py``.
 """
@@ -34,11 +35,13 @@ ROBOT = ROOT / 'examples' / 'hrdf' / 'hebi_arm.hrdf'
 MOTIONS = ROOT / 'examples' / 'xmdi' / 'hebi_arm_wave.xmdi'
 SERVO_MAP = ROOT / 'examples' / 'xmdi' / 'hebi_arm_wave.map.yaml'
 MOTION = 'hebi_wave'
-#: Largest allowed |measured - planned| joint position over the play, radians. The wave's
-#: velocity jumps at its key frames (linear interpolation, up to 2 rad/s reversing on the
+#: Allowed |measured - planned| joint positions over the play, radians, per joint_states
+#: message (its worst joint): 99 % of them within TOLERANCE, all within TOLERANCE_MAX. The
+#: wave's velocity jumps at its key frames (linear interpolation, up to 2 rad/s reversing on the
 #: wrist) and sim_controller's critically damped position servos (kp 500) lag such a corner by
-#: about 0.05 rad; the rest is margin for a loaded machine.
-TOLERANCE = 0.1
+#: about 0.05 rad; on a loaded machine a late control update adds a little now and then.
+TOLERANCE = 0.08
+TOLERANCE_MAX = 0.2
 #: Readiness deadlines: discovery alone can take seconds on a loaded machine.
 TIMEOUT = 60.0
 
@@ -180,9 +183,12 @@ def play_and_measure(domain: int, nodes: Nodes) -> bool:
           f'{(start - requested) * 1e3:.0f} ms after the request (best fit)')
     for joint, value, spread in zip(joints, worst, rms):
         print(f'  {joint:10} largest tracking error {value:.4f} rad, rms {spread:.4f} rad')
-    verdict = 'within' if error <= TOLERANCE else 'OUTSIDE'
-    print(f'largest tracking error {error:.4f} rad: {verdict} the tolerance {TOLERANCE} rad')
-    return error <= TOLERANCE
+    p99 = float(np.percentile(np.max(np.abs(deviation), axis=1), 99))
+    ok = p99 <= TOLERANCE and error <= TOLERANCE_MAX
+    print(f'tracking error: 99 % of the joint states within {p99:.4f} rad, largest {error:.4f} '
+          f'rad: {"within" if ok else "OUTSIDE"} the tolerance ({TOLERANCE} rad for 99 %, '
+          f'{TOLERANCE_MAX} rad for all)')
+    return ok
 
 
 def main() -> int:

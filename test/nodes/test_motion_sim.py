@@ -7,11 +7,14 @@ A second sim_controller reads the same robot from its ``description_file`` param
 controller named ``strict_controller`` whose wrist path tolerance is tighter than a position
 servo can follow the wave; a third player plays to it.
 
-* /joint_states, received by this test's own subscriber, follow the motion within TRACKING_TOL:
+* /joint_states, received by this test's own subscriber, follow the motion (99 % of the
+  messages within TRACKING_P99, all within TRACKING_MAX, RMS within RMS_TOL):
   the expected positions come from the XMDI key frames (ElementTree + numpy.interp, applying
   the servo map read with yaml; test/xmdi/bundled_reference.py), not from robot_formats;
 * the controller's own error code is relayed: PATH_TOLERANCE_VIOLATED from the strict
-  controller ends the play with CONTROLLER_ERROR and the controller's code and text.
+  controller ends the play with CONTROLLER_ERROR and the controller's code and text;
+* on a domain of its own, the SKEL quadruped's trot plays through a kinematic-mode
+  sim_controller (exact positions): every joint_states message is a pose of the trot.
 
 The start of a trajectory is not observable from outside (header.stamp 0 means "at the
 controller's next update"), so the start within the first second after the request that fits
@@ -37,12 +40,14 @@ from bundled_reference import BUNDLES, reference_motions  # noqa: E402
 
 BUNDLE = next(b for b in BUNDLES if b.robot.suffix == '.hrdf')
 MOTION = 'hebi_wave'
-#: Largest |measured - key-frame interpolation| over the play, rad. The wave's velocity jumps at
-#: its key frames (up to 2 rad/s reversing on the wrist); sim_controller's critically damped
-#: position servos (kp 500) lag such a corner by about 0.05 rad on an idle machine (0.06
-#: measured on a loaded one, where the 100 Hz control loop runs late).
-TRACKING_TOL = 0.1
-#: Root mean square of the same deviation over every joint and sample, rad (~0.015 measured).
+#: |measured - key-frame interpolation| over the play, rad, per joint_states message (its worst
+#: joint). The wave's velocity jumps at its key frames (up to 2 rad/s reversing on the wrist);
+#: sim_controller's critically damped position servos (kp 500) lag such a corner by about
+#: 0.05 rad on an idle machine. On a loaded one a late control update holds a set point a little
+#: longer (0.11 rad seen once at load 12 on 2 cores), hence a percentile and a looser maximum.
+TRACKING_P99 = 0.08
+TRACKING_MAX = 0.2
+#: Root mean square of the deviation over every joint and message, rad (~0.015-0.022 measured).
 RMS_TOL = 0.04
 #: Where the servos must settle once the motion has ended, rad.
 SETTLE_TOL = 5e-3
@@ -159,15 +164,98 @@ def test_played_wave_is_tracked_on_joint_states(sim, player: str):
     start, error = best_start(stamps, measured, reference, requested)
     deviation = measured - reference.positions(np.clip(stamps - start, 0.0, reference.duration))
     rms = float(np.sqrt(np.mean(deviation ** 2)))
+    p99 = float(np.percentile(np.max(np.abs(deviation), axis=1), 99))
     assert start - requested < 0.5, f'the motion started {start - requested:.3f} s late'
-    assert error <= TRACKING_TOL and rms <= RMS_TOL, (
-        f'{player}: largest tracking error {error:.4f} rad, rms {rms:.4f} rad (start delay '
-        f'{start - requested:.3f} s)')
+    assert p99 <= TRACKING_P99 and error <= TRACKING_MAX and rms <= RMS_TOL, (
+        f'{player}: tracking error 99th percentile {p99:.4f} rad, largest {error:.4f} rad, rms '
+        f'{rms:.4f} rad (start delay {start - requested:.3f} s)')
     # the motion moved the arm (a robot that stood still would fail above, but say it plainly)
     span = measured.max(axis=0) - measured.min(axis=0)
     assert np.all(span > 0.25), span
     final = reference.positions(np.array(reference.duration))
     assert np.max(np.abs(measured[-1] - final)) <= SETTLE_TOL, (measured[-1], final)
+
+
+class GaitSim:
+    """The SKEL quadruped and its trot on a domain of their own: description_publisher,
+    sim_controller in exact kinematic mode, motion_player in action mode."""
+
+    def __init__(self, launcher) -> None:
+        self.bundle = next(b for b in BUNDLES if b.robot.suffix == '.skel')
+        domain = launcher.allocate_domain()
+        self.processes = {}
+        for name, args in (
+                ('gait_description', [*_module('description_publisher'), '-p',
+                                      f'description_file:={self.bundle.robot}']),
+                ('gait_sim', [*_module('sim_controller'), '-p', 'mode:=kinematic', '-p',
+                              'update_rate:=200.0', '-p', 'publish_rate:=100.0']),
+                ('gait_player', [*_module('motion_player'), '-p',
+                                 f'motion_files:=["{self.bundle.motions}"]', '-p',
+                                 f'servo_map:={self.bundle.servo_map}', '-p',
+                                 'output_mode:=action'])):
+            process = NodeProcess(args, domain, launcher.log_dir, name)
+            launcher.processes.append(process)
+            self.processes[name] = process
+        self.side = launcher.side(domain, 'gait')
+        self.states = self.side.subscribe(JointState, 'joint_states', 100)
+        self.client = ActionClient(self.side.node, PlayMotion, 'motion_player/play')
+        self.processes['gait_sim'].wait_for_log('ready')
+        self.processes['gait_player'].wait_for_log('robot model:')
+        assert self.client.wait_for_server(timeout_sec=TIMEOUT)
+        self.side.spin_until(lambda: len(self.states) > 0, what='joint_states',
+                             process=self.processes['gait_sim'])
+
+
+#: Kinematic mode writes the desired positions exactly at each update, but a joint_states
+#: message is stamped when published, one update (or, on a loaded machine, a late timer) after
+#: the positions were written. So each message must be exactly a pose of the motion (all joints
+#: at one motion time, to KINEMATIC_TOL; 0.25 ms grid x 3.6 rad/s at most) within
+#: KINEMATIC_WINDOW of where the best-fitting start puts it.
+KINEMATIC_TOL = 2e-3
+KINEMATIC_WINDOW = 0.06
+
+
+def exact_pose_errors(stamps: np.ndarray, measured: np.ndarray, reference, start: float
+                      ) -> np.ndarray:
+    """Per message: min over motion times tau within the window of max_j |q_j - ref_j(tau)|."""
+    offsets = np.arange(-KINEMATIC_WINDOW, KINEMATIC_WINDOW, 0.00025)
+    out = []
+    for stamp, row in zip(stamps, measured):
+        taus = np.clip(stamp - start + offsets, 0.0, reference.duration)
+        out.append(float(np.min(np.max(np.abs(reference.positions(taus) - row), axis=1))))
+    return np.array(out)
+
+
+def test_trot_plays_on_the_skel_quadruped_in_kinematic_mode(module_launcher):
+    gait = GaitSim(module_launcher)
+    reference = reference_motions(gait.bundle)['trot']
+    assert reference.joints[0] == 'quadruped::fl_hip'  # SKEL joints are <skeleton>::<joint>
+    requested = time.time()
+    future = gait.client.send_goal_async(PlayMotion.Goal(motion_name='trot'))
+    gait.side.spin_until(future.done, what='the play goal response')
+    result = future.result().get_result_async()
+    gait.side.spin_until(result.done, TIMEOUT + reference.duration, 'the play result',
+                         gait.processes['gait_player'])
+    answer = result.result().result
+    assert (answer.success, answer.controller_error_code) == (True, 0), answer.message
+    end = requested + reference.duration + 0.5
+
+    def last_stamp() -> float:
+        stamp = gait.states.last.header.stamp
+        return stamp.sec + stamp.nanosec * 1e-9
+    gait.side.spin_until(lambda: last_stamp() >= end, what='joint_states after the trot')
+    rows = [(m.header.stamp.sec + m.header.stamp.nanosec * 1e-9, dict(zip(m.name, m.position)))
+            for m in gait.states.messages]
+    rows = [(t, [values[j] for j in reference.joints]) for t, values in rows
+            if requested - 0.2 <= t <= end]
+    stamps, measured = np.array([t for t, _ in rows]), np.array([q for _, q in rows])
+    start, _ = best_start(stamps, measured, reference, requested)
+    errors = exact_pose_errors(stamps, measured, reference, start)
+    assert errors.max() <= KINEMATIC_TOL, (
+        f'{np.sum(errors > KINEMATIC_TOL)} of {len(errors)} joint states are no pose of the trot '
+        f'(largest distance {errors.max():.4f} rad, start {start - requested:.3f} s)')
+    assert np.all(measured.max(axis=0) - measured.min(axis=0) > 0.6)  # every leg moved
+    assert np.max(np.abs(measured[-1])) <= 1e-9  # the trot ends at zero, written exactly
 
 
 def test_controller_error_code_is_relayed(sim):
