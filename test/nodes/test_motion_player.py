@@ -6,6 +6,9 @@ the XMDI text written by the test (:func:`expected_positions`, :func:`expected_n
 robot_formats.xmdi; the action-mode server is the real sim_controller node (kinematic mode) or a
 FollowJointTrajectory server written here that fails with a chosen error code.
 
+Cubic mode is checked where an independent value exists: the points at a servo's own key frames
+(and holds) carry the key values, and the trajectory starts and ends at rest.
+
 The motions are short (frame period 10 ms) so the whole module runs in well under a minute.
 """
 
@@ -312,6 +315,30 @@ def test_cancel_sends_a_trajectory_holding_the_position_reached(trajectory_playe
     assert ns_of(hold.points[0].time_from_start) == expected_ns(1)
 
 
+def test_cubic_trajectories_pass_the_keys_and_end_at_rest(module_launcher, motion_file):
+    player = Player(module_launcher, 'motion_player_cubic', motion_file,
+                    'output_mode:=trajectory', 'interpolation:=cubic')
+    trajectories = player.side.subscribe(JointTrajectory,
+                                         'joint_trajectory_controller/joint_trajectory', 10)
+    player.wait_for_subscriber(trajectories)
+    outcome = player.play('short')
+    assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.message
+    player.side.spin_until(lambda: len(trajectories), what='the trajectory')
+    msg = trajectories.last
+    joints = list(msg.joint_names)
+    frames = key_frames('short')
+    assert [ns_of(p.time_from_start) for p in msg.points] == [expected_ns(f) for f in frames]
+    for point, frame in zip(msg.points, frames):
+        assert len(point.velocities) == len(joints)
+        for joint, value in zip(joints, point.positions):
+            positions, keys = MOTIONS['short'][joint]
+            if frame in keys or frame < keys[0] or frame > keys[-1]:  # a key, or a hold
+                assert value == pytest.approx(lerp_servo(positions, keys, frame), abs=1e-12)
+    assert list(msg.points[0].velocities) == [0.0, 0.0]
+    assert list(msg.points[-1].velocities) == [0.0, 0.0]  # JTC: the last point at rest
+    assert any(abs(v) > 0.01 for p in msg.points for v in p.velocities)
+
+
 # --- stream mode ------------------------------------------------------------------------------
 
 @pytest.fixture(scope='module')
@@ -485,6 +512,8 @@ def test_action_mode_relays_the_controller_error_code(module_launcher, motion_fi
         expected_ns(f) for f in key_frames('short')]
     player.side.spin_until(lambda: feedback, what='the relayed feedback')
     assert feedback[0].time == pytest.approx(0.25) and feedback[0].frame == pytest.approx(25.0)
+    assert_rejected(player.play('too_fast'), Result.VELOCITY_LIMIT, "'shoulder_pan'")
+    assert len(received) == 1, 'a play that failed the checks reached the controller'
     answer['goal'] = GoalResponse.REJECT  # as joint_trajectory_controller refuses a bad goal
     assert_rejected(player.play('short'), Result.CONTROLLER_ERROR, 'rejected the trajectory')
     assert len(received) == 1 and player.process.alive()
