@@ -372,10 +372,23 @@ def _arm_joints() -> tuple[set[str], set[str]]:
     return movable - mimics, mimics
 
 
-def test_controller_manager_yaml_names_real_parameters_and_arm_joints():
+def _hebi_arm_joints() -> tuple[set[str], set[str]]:
+    """The same for the bundled HEBI arm's URDF (HRDF lowered by the library, whose joints
+    test/xmdi/test_bundled_motions.py checks against hebi-py)."""
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(Description.load(ROOT / 'examples' / 'hrdf' / 'hebi_arm.hrdf').urdf)
+    movable = {j.get('name') for j in root.findall('joint') if j.get('type') != 'fixed'}
+    mimics = {j.get('name') for j in root.findall('joint') if j.find('mimic') is not None}
+    return movable - mimics, mimics
+
+
+@pytest.mark.parametrize('file, robot_joints', [
+    ('arm_with_gripper_controllers.yaml', _arm_joints),
+    ('hebi_arm_controllers.yaml', _hebi_arm_joints)], ids=['arm_with_gripper', 'hebi_arm'])
+def test_controller_manager_yaml_names_real_parameters_and_robot_joints(file, robot_joints):
     import yaml
-    config = yaml.safe_load((CONTROLLERS / 'arm_with_gripper_controllers.yaml').read_text())
-    independent, _ = _arm_joints()
+    config = yaml.safe_load((CONTROLLERS / file).read_text())
+    independent, _ = robot_joints()
     manager = config['controller_manager']['ros__parameters']
     types = {k: v['type'] for k, v in manager.items() if isinstance(v, dict)}
     assert set(types.values()) == MANAGER_TYPES
