@@ -19,7 +19,7 @@ from lxml import etree
 from ..errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
 from ..model import DOF_SUFFIXES, DofDynamics, Dynamics, JointType, Limits, Vec3
 from ..xmlsafe import attr_float, local_name, required_attr
-from .values import Ctx, child, number, require, transformation, vector
+from .values import Ctx, child, children, number, require, transformation, vector
 
 __all__ = ['RawJoint', 'read_joint']
 
@@ -145,7 +145,7 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, raw: RawJoint) -> No
             _axis_values(ctx, axis, dofs[index])
     raw.initial = _initial_vector(ctx, element, 'init_pos', raw)
     raw.velocities = _initial_vector(ctx, element, 'init_vel', raw)
-    for dof in (d for d in element if local_name(d) == 'dof'):
+    for dof in children(element, 'dof'):
         index = _dof_index(ctx, dof, raw)
         _dof_values(ctx, dof, dofs[index], raw, index)
     for values in dofs:

@@ -39,7 +39,8 @@ from ..transforms import invert, matrix_to_pose
 from ..xmlsafe import local_name, read_xml, required_attr
 from .joints import RawJoint, read_joint
 from .shapes import mesh_bounds, read_geometry, shape_inertia, shape_volume, soft_body
-from .values import IDENTITY, Ctx, boolean, child, number, require, transformation, vector
+from .values import (IDENTITY, Ctx, boolean, child, children, number, require, transformation,
+                     vector)
 
 __all__ = ['read_skel', 'parse_skel_element']
 
@@ -66,7 +67,7 @@ def parse_skel_element(root: etree._Element, file: str | None,
     base_dir = Path(file).resolve().parent if file else None
     models: list[Model] = []
     taken: set[str] = set()
-    for element in (e for e in world if local_name(e) == 'skeleton'):
+    for element in children(world, 'skeleton'):
         name = _unique(element.get('name', 'skeleton'), taken)
         models.append(_skeleton(ctx, element, name, base_dir))
     return Scene(world.get('name', 'world'), tuple(models), is_world=True,
@@ -178,7 +179,7 @@ def _inertial(ctx: Ctx, body: etree._Element, name: str,
 def _skeleton(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -> Model:
     frame = transformation(ctx, child(element, 'transformation'))
     bodies: dict[str, etree._Element] = {}
-    for body in (b for b in element if local_name(b) == 'body'):
+    for body in children(element, 'body'):
         body_name = required_attr(body, 'name', ctx.file)
         if body_name in bodies:
             raise DuplicateNameError(f'skeleton {name!r} has two bodies named {body_name!r} '
@@ -211,7 +212,7 @@ def _joints_by_child(ctx: Ctx, skeleton: etree._Element, bodies: dict[str, etree
                      ) -> dict[str, RawJoint]:
     """Joints keyed by child body, in file order, every reference checked."""
     by_child: dict[str, RawJoint] = {}
-    for element in (j for j in skeleton if local_name(j) == 'joint'):
+    for element in children(skeleton, 'joint'):
         joint = read_joint(ctx, element)
         if joint.parent != WORLD and joint.parent not in bodies:
             raise ReferenceError(f'joint {joint.name!r} names parent body {joint.parent!r}, '

@@ -32,7 +32,7 @@ from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Pl
 from ..transforms import translation
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
-from .values import IDENTITY, Ctx, child, number, require, vector
+from .values import IDENTITY, Ctx, child, children, number, require, vector
 
 __all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
            'MeshBounds', 'MultiSphere', 'soft_body']
@@ -81,8 +81,8 @@ def read_geometry(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft:
     """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>``:
     (geometry, offset in the shape frame) pairs, several for a multi-sphere, and the geometry
     DART computes the shape's inertia from (a :class:`MultiSphere` for a multi-sphere)."""
-    pieces = _read_pieces(ctx, holder, base_dir, soft)
-    if child(require(ctx, holder, 'geometry'), 'multi_sphere') is None:
+    pieces, kind = _read_pieces(ctx, holder, base_dir, soft)
+    if kind != 'multi_sphere':
         return pieces, pieces[0][0]
     low = np.min([o[:3, 3] - g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
     high = np.max([o[:3, 3] + g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
@@ -90,8 +90,9 @@ def read_geometry(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft:
 
 
 def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: bool
-                 ) -> list[tuple[Geometry, np.ndarray]]:
-    geometry = require(ctx, holder, 'geometry', f'<{local_name(holder)}>')
+                 ) -> tuple[list[tuple[Geometry, np.ndarray]], str]:
+    """The (geometry, offset) pairs and the shape's tag."""
+    geometry = require(ctx, holder, 'geometry')
     shapes = [sub for sub in geometry if isinstance(sub.tag, str)]
     if len(shapes) != 1:
         raise SchemaError(f'<geometry> must hold exactly one shape, found {len(shapes)}',
@@ -109,18 +110,18 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: 
                               f'<{kind}>', ctx.file, shape.sourceline)
     here = IDENTITY
     if kind == 'box':
-        return [(Box(_size(ctx, shape)), here)]
+        return [(Box(_size(ctx, shape)), here)], kind
     if kind == 'ellipsoid':
         size = _size(ctx, shape)
-        return [(Ellipsoid(tuple(v / 2.0 for v in size)), here)]  # type: ignore[arg-type]
+        return [(Ellipsoid(tuple(v / 2.0 for v in size)), here)], kind  # type: ignore[arg-type]
     if kind == 'sphere':
-        return [(Sphere(_positive(ctx, shape, 'radius')), here)]
+        return [(Sphere(_positive(ctx, shape, 'radius')), here)], kind
     if kind in ('cylinder', 'capsule', 'cone'):
         radius, height = _positive(ctx, shape, 'radius'), _positive(ctx, shape, 'height')
         cls = {'cylinder': Cylinder, 'capsule': Capsule, 'cone': Cone}[kind]
-        return [(cls(radius, height), here)]
+        return [(cls(radius, height), here)], kind
     if kind == 'plane':
-        return [_plane(ctx, shape)]
+        return [_plane(ctx, shape)], kind
     if kind == 'mesh':
         name_el = require(ctx, shape, 'file_name')
         filename = (name_el.text or '').strip()
@@ -128,9 +129,9 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: 
             raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
         scale_el = child(shape, 'scale')
         scale = vector(ctx, scale_el) if scale_el is not None else (1.0, 1.0, 1.0)
-        return [(Mesh(mesh_uri(filename, base_dir), scale), here)]  # type: ignore[arg-type]
+        return [(Mesh(mesh_uri(filename, base_dir), scale), here)], kind  # type: ignore[arg-type]
     if kind == 'multi_sphere':
-        spheres = [s for s in shape if local_name(s) == 'sphere']
+        spheres = list(children(shape, 'sphere'))
         if not spheres:
             raise SchemaError('<multi_sphere> needs at least one <sphere>', ctx.file,
                               shape.sourceline)
@@ -139,7 +140,7 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: 
             position = child(sphere, 'position')
             offset = translation(vector(ctx, position)) if position is not None else IDENTITY
             out.append((Sphere(_positive(ctx, sphere, 'radius')), offset))
-        return out
+        return out, kind
     raise SchemaError(f'unknown shape <{kind}> (SKEL shapes: box, ellipsoid, sphere, cylinder, '
                       'capsule, cone, plane, mesh, multi_sphere)', ctx.file, shape.sourceline)
 

@@ -9,6 +9,7 @@ through :func:`robot_formats.xmlsafe.floats` and malformed text is an
 from __future__ import annotations
 
 import math
+from typing import Iterator
 
 import numpy as np
 from lxml import etree
@@ -16,7 +17,8 @@ from lxml import etree
 from ..errors import InvalidValueError, SchemaError
 from ..xmlsafe import floats, local_name
 
-__all__ = ['Ctx', 'IDENTITY', 'child', 'require', 'number', 'vector', 'transformation', 'boolean']
+__all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'require', 'number', 'vector',
+           'transformation', 'boolean']
 
 
 #: The identity transform, shared and read-only: what an absent ``<transformation>`` means, so
@@ -41,6 +43,11 @@ def child(element: etree._Element, tag: str) -> etree._Element | None:
     for sub in element.iterchildren('{*}' + tag):
         return sub
     return None
+
+
+def children(element: etree._Element, tag: str) -> Iterator[etree._Element]:
+    """The child elements named ``tag`` in any or no namespace, in document order."""
+    return element.iterchildren('{*}' + tag)
 
 
 def require(ctx: Ctx, element: etree._Element, tag: str, what: str = '') -> etree._Element:
