@@ -9,7 +9,8 @@ joint) are our DoF order and names (``<skeleton>::<joint>`` for 1-DoF joints, el
 every body's world transform at the initial and two random configurations (1e-6); mass, local
 COM and moment of inertia of every body (given, default, or computed from shapes); per DoF the
 actuator, position/velocity/force limits, damping, friction, spring and initial velocity; per
-body the gravity flag; soft bodies per skeleton; world time step and gravity.
+body the gravity flag; soft bodies per skeleton; world time step and gravity. For every
+second world, the URDF robot_formats writes, read by pinocchio, against the same DART answers.
 """
 
 from __future__ import annotations
@@ -24,11 +25,16 @@ import numpy as np
 import pytest
 
 from skel_world_generator import JOINT_TYPES, PLANES, generate
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent / 'core') not in sys.path:  # rf_testlib: pinocchio and URDF helpers
+    sys.path.insert(0, str(HERE.parent / 'core'))
+from rf_testlib import pinocchio_forward, urdf_joint_values  # noqa: E402
 from robot_formats.errors import UnsupportedError
 from robot_formats.formats import load
 from robot_formats.model import JointType, Model, dof_names
+from robot_formats.urdf.writer import urdf_string
 
-HERE = Path(__file__).resolve().parent
 ORACLE = HERE / 'dart_oracle.py'
 SEEDS = list(range(80))
 TOL = 1e-6
@@ -213,3 +219,68 @@ def test_screw_joint_dart_cannot_build_is_refused(tmp_path: Path) -> None:
     dart = run_oracle([{'path': str(path), 'seed': 0}], tmp_path, timeout=60)[0]
     built = {d['joint'] for s in dart.get('skeletons', []) for d in s['dofs']}
     assert not dart['loaded'] or 'j1' not in built, dart
+
+
+def _dart_mass_properties(skeletons: list[dict], frames: dict[str, list]
+                          ) -> tuple[float, np.ndarray, np.ndarray]:
+    """Total mass, centre of mass and inertia about it (world axes) of all DART bodies, from
+    DART's masses, local COMs, moments and body transforms."""
+    bodies = [(body, np.array(frames[f'{s["name"]}::{body["name"]}']))
+              for s in skeletons for body in s['bodies']]
+    mass = sum(body['mass'] for body, _ in bodies)
+    centres = [pose[:3, :3] @ body['local_com'] + pose[:3, 3] for body, pose in bodies]
+    com = sum(body['mass'] * c for (body, _), c in zip(bodies, centres)) / mass
+    inertia = np.zeros((3, 3))
+    for (body, pose), centre in zip(bodies, centres):
+        d = centre - com
+        inertia += (pose[:3, :3] @ np.array(body['moment']) @ pose[:3, :3].T
+                    + body['mass'] * (d @ d * np.eye(3) - np.outer(d, d)))
+    return mass, com, inertia
+
+
+def _pinocchio_q(model, values: dict) -> np.ndarray:
+    """pinocchio's configuration vector for URDF joint values (as rf_testlib.pinocchio_forward
+    fills it: free flyers from rotation vector and translation, continuous as cos/sin)."""
+    import pinocchio as pin
+    q = pin.neutral(model)
+    for jid in range(1, model.njoints):
+        joint, value = model.joints[jid], values[model.names[jid]]
+        i = joint.idx_q
+        if joint.shortname() == 'JointModelFreeFlyer':
+            rotation, position = value
+            q[i:i + 3] = position
+            q[i + 3:i + 7] = pin.Quaternion(pin.exp3(np.asarray(rotation, float))).coeffs()
+        elif joint.nq == 2:
+            q[i:i + 2] = (math.cos(value), math.sin(value))
+        else:
+            q[i] = value
+    return q
+
+
+@pytest.mark.parametrize('seed', SEEDS[::2])
+def test_random_world_urdf_in_pinocchio_matches_dartpy(worlds, seed: int) -> None:
+    """The URDF robot_formats writes (multi-DoF joints as chains and floating joints, helper
+    links, masses, inertias), read by pinocchio: every body where DART puts it at DART's
+    configurations, and the same total mass, centre of mass and inertia about it (which
+    every body's mass, COM and inertia tensor enter)."""
+    import pinocchio as pin
+
+    world, path, dart = worlds[seed]
+    result = load(path)
+    text = urdf_string(result.scene, result.tree)
+    model = pin.buildModelFromXML(text)
+    data = model.createData()
+    for index, config in enumerate(dart['configurations']):
+        positions = dict(zip(result.tree.dof_names, config['positions']))
+        values = urdf_joint_values(text.encode(), positions)
+        poses = pinocchio_forward(text, values, list(config['frames']))
+        _assert_frames(poses, config['frames'], f'pinocchio, configuration {index}')
+        pin.forwardKinematics(model, data, _pinocchio_q(model, values))
+        # every body, those pinocchio merged into the universe (welded to the world) included
+        total = pin.Inertia.Zero()
+        for jid in range(model.njoints):
+            total += data.oMi[jid].act(model.inertias[jid])
+        mass, com, inertia = _dart_mass_properties(dart['skeletons'], config['frames'])
+        assert total.mass == pytest.approx(mass, rel=1e-9)
+        assert np.allclose(total.lever, com, atol=1e-6)
+        assert np.allclose(total.inertia, inertia, atol=1e-6), f'configuration {index}'
