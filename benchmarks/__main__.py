@@ -30,6 +30,10 @@ Benchmarks (issue targets in brackets):
   ``realtime_priority``; normal priority printed too) [p99 ≤ 1 ms]; trajectory mode's
   time_from_start for 1,800 points [exactly frame × period / speed].
 
+* ``problem_server``: get_grasps with 360 samples per set (720 grasps) vs the trivial
+  list_objects of the same node, server time and round trip p99 [≤ 3× the trivial p99];
+  4 client processes sending a mix of services at 500 requests/s in total for 30 s [no failure].
+
 robot_state_publisher (the C++ reference for the TF path) cannot be installed on this machine,
 so the TF numbers are reported against the targets only.
 """
@@ -40,7 +44,8 @@ import argparse
 import os
 import sys
 
-from . import hrdf_load, motion_stream, render, sdformat_load, skel_load, tf_stream, urdf_load
+from . import (hrdf_load, motion_stream, problem_server, render, sdformat_load, skel_load,
+               tf_stream, urdf_load)
 
 BENCHMARKS = {
     'urdf_load': urdf_load.run,
@@ -51,6 +56,7 @@ BENCHMARKS = {
     'motion_stream': motion_stream.run,
     'sdformat_load': sdformat_load.run,
     'skel_load': skel_load.run,
+    'problem_server': problem_server.run,
 }
 
 

@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import functools
 import signal
+from array import array
 from pathlib import Path
 
 import numpy as np
 import rclpy
 from geometry_msgs.msg import Point, Pose
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException
+from rclpy.exceptions import InvalidHandle
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor, await_or_execute
 from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
                                           ProblemRobot)
@@ -45,14 +48,22 @@ from ..errors import FormatError
 from ..model import WORLD
 from ..tmp.problem import Problem, ProblemObject as CoreObject
 from ..tmp.reader import read_problem
-from ..tmp.semantics import MAX_SAMPLES, ProblemState, grasp_samples, placements
+from ..tmp.semantics import (MAX_SAMPLES, ProblemState, grasp_rows, grasp_set, placements,
+                                 pose_rows)
 from ..transforms import rotation_to_quat
 from .description_publisher import LATCHED_QOS, TF_QOS
 from .tf_wire import TfMessageTemplate
 
-__all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES']
+__all__ = ['ProblemServer', 'DrainingExecutor', 'draining_executor', 'main', 'DEFAULT_SAMPLES',
+           'SERVICE_QOS']
 
 DEFAULT_SAMPLES = 16
+#: Services keep up to 100 requests (and answers) waiting, not ROS' default 10: several
+#: planners firing requests at once must not lose any while the node answers an earlier one.
+SERVICE_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
+                         reliability=ReliabilityPolicy.RELIABLE)
+GRASP_CACHE_SIZE = 16  #: answers (lists of Grasp messages) kept for repeated questions
+GRASP_CACHE_MAX_GRASPS = 4096  #: larger answers are built every time (memory)
 _PALETTE = [(0.85, 0.55, 0.25), (0.3, 0.6, 0.85), (0.45, 0.75, 0.4), (0.8, 0.35, 0.4),
             (0.65, 0.5, 0.8), (0.75, 0.75, 0.35), (0.4, 0.75, 0.75)]
 
@@ -151,6 +162,7 @@ class ProblemServer(Node):
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
         self.grasp_markers: list[Marker] = []
+        self._grasp_cache: dict = {}  # insertion-ordered: oldest first
         self._load()
         services = [(GetProblem, 'get_problem', self.get_problem),
                     (ListObjects, 'list_objects', self.list_objects),
@@ -162,7 +174,7 @@ class ProblemServer(Node):
                     (DetachObject, 'detach', self.detach),
                     (ResetProblem, 'reset', self.reset)]
         for kind, name, callback in services:
-            self.create_service(kind, f'~/{name}', callback)
+            self.create_service(kind, f'~/{name}', callback, qos_profile=SERVICE_QOS)
         frequency = float(self.get_parameter('publish_frequency').value)
         self.create_timer(1.0 / frequency if frequency > 0 else 0.1, self._publish_moving)
 
@@ -276,14 +288,14 @@ class ProblemServer(Node):
         marker.pose.position = _point((region.low + region.high) / 2)
         return marker
 
-    def _grasp_marker_list(self, grasps) -> list[Marker]:
+    def _grasp_marker_list(self, frames: np.ndarray) -> list[Marker]:
         markers = []
         towards_z = np.array([[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0],
                               [0.0, 0.0, 0.0, 1.0]])  # an arrow (+x) along the approach axis z
-        for index, grasp in enumerate(grasps):
+        for index, frame in enumerate(frames):
             marker = self._marker(WORLD, 'grasps', index, Marker.ARROW,
                                   ColorRGBA(r=0.9, g=0.2, b=0.9, a=0.8), scale=(0.06, 0.006, 0.01))
-            marker.pose = pose_msg(grasp.frame @ towards_z)
+            marker.pose = pose_msg(frame @ towards_z)
             markers.append(marker)
         return markers
 
@@ -364,19 +376,49 @@ class ProblemServer(Node):
         frame = request.frame or 'world'
         if frame not in ('world', 'object'):
             raise RequestError(f"frame must be 'world' or 'object', not {request.frame!r}")
-        samples = self._samples(request.samples)
+        found = grasp_set(obj, self._samples(request.samples), request.type or None)
         world = state.world_pose(obj.name)
-        grasps = grasp_samples(obj, samples, request.type or None,
-                               world if frame == 'world' else None)
+        rows = grasp_rows(found, world if frame == 'world' else None)
         response.frame_id = WORLD if frame == 'world' else obj.name
-        response.grasps = [Grasp(id=g.id, type=g.type, pose=pose_msg(g.frame)) for g in grasps]
-        response.message = f'{len(grasps)} grasps'
+        if request.packed:
+            response.ids = list(found.ids)
+            response.types = list(found.types)
+            poses = array('d')
+            poses.frombytes(np.ascontiguousarray(rows, dtype=float).tobytes())
+            response.poses = poses
+        else:
+            response.grasps = self._grasp_messages(found, rows)
+        response.message = f'{len(found.ids)} grasps'
         if request.show:
-            shown = grasps if frame == 'world' else grasp_samples(obj, samples,
-                                                                  request.type or None, world)
-            self.grasp_markers = [Marker(ns='grasps', action=Marker.DELETEALL)]
-            self.grasp_markers = self._grasp_marker_list(shown)
+            self.grasp_markers = self._grasp_marker_list(world @ found.frames)
             self._publish_markers()
+
+    def _grasp_messages(self, found, rows: np.ndarray) -> list[Grasp]:
+        """Grasp messages of (ids, types, pose rows). Building thousands of rclpy messages is
+        the slow part of an answer, so the last few answers' lists are kept and reused while
+        the same grasps are asked again at the same object pose (messages are never changed
+        after they are built)."""
+        if len(rows) > GRASP_CACHE_MAX_GRASPS:
+            return self._build_grasp_messages(found, rows)
+        key = (found, rows.tobytes())
+        cached = self._grasp_cache.pop(key, None)
+        if cached is None:
+            cached = self._build_grasp_messages(found, rows)
+        self._grasp_cache[key] = cached
+        while len(self._grasp_cache) > GRASP_CACHE_SIZE:
+            self._grasp_cache.pop(next(iter(self._grasp_cache)))
+        return cached
+
+    @staticmethod
+    def _build_grasp_messages(found, rows: np.ndarray) -> list[Grasp]:
+        out = []
+        for gid, kind, (x, y, z, qx, qy, qz, qw) in zip(found.ids, found.types, rows.tolist()):
+            msg = Grasp(id=gid, type=kind)  # fills its pose with default messages: set those
+            position, orientation = msg.pose.position, msg.pose.orientation
+            position.x, position.y, position.z = x, y, z
+            orientation.x, orientation.y, orientation.z, orientation.w = qx, qy, qz, qw
+            out.append(msg)
+        return out
 
     @_answers
     def get_placements(self, request, response) -> None:
@@ -385,9 +427,17 @@ class ProblemServer(Node):
         support = self._object(request.support)
         found = placements(obj, support, state.world_pose(support.name),
                            self._samples(request.samples), int(request.seed))
-        response.placements = [Placement(id=p.id, sop=p.sop, theta=float(p.theta),
-                                         support_point=_point(p.point), pose=pose_msg(p.frame))
-                               for p in found]
+        rows = pose_rows(np.array([p.frame for p in found]))
+        messages = []
+        for placement, (x, y, z, qx, qy, qz, qw) in zip(found, rows.tolist()):
+            msg = Placement(id=placement.id, sop=placement.sop, theta=placement.theta)
+            point, position, orientation = (msg.support_point, msg.pose.position,
+                                            msg.pose.orientation)
+            point.x, point.y, point.z = placement.point.tolist()
+            position.x, position.y, position.z = x, y, z
+            orientation.x, orientation.y, orientation.z, orientation.w = qx, qy, qz, qw
+            messages.append(msg)
+        response.placements = messages
         response.message = f'{len(found)} placements'
 
     @_answers
@@ -431,6 +481,72 @@ class ProblemServer(Node):
         response.message = 'back to the initial state'
 
 
+class DrainingExecutor(SingleThreadedExecutor):
+    """A single-threaded executor that answers every waiting request of a ready service (and
+    takes every waiting answer of a ready client).
+
+    rclpy's executors take one request per service per wait: a service asked 200 times a
+    second by several planners falls behind (and its clients time out) while the node is far
+    from busy, because each wait also costs a pass over every other entity. Taking up to
+    ``batch`` requests at once keeps each service's throughput independent of the others'
+    (a small batch: a long burst of large answers can outrun DDS' buffers).
+    Clients with many requests in flight have the same problem with answers. Overrides
+    ``Executor._take_service`` and ``_take_client`` (rclpy Kilted); :func:`main` falls back to
+    the plain executor if those hooks are missing.
+    """
+
+    batch = 16
+
+    def _take_service(self, srv):
+        taken = []
+        try:
+            with srv.handle:
+                for _ in range(self.batch):
+                    request, header = srv.handle.service_take_request(srv.srv_type.Request)
+                    if header is None:
+                        break
+                    taken.append((request, header))
+        except InvalidHandle:  # the service was destroyed: nothing to answer
+            return None
+
+        async def _execute() -> None:
+            for request, header in taken:
+                response = await await_or_execute(srv.callback, request,
+                                                  srv.srv_type.Response())
+                srv.send_response(response, header)
+        return _execute
+
+    def _take_client(self, client):
+        taken = []
+        try:
+            with client.handle:
+                for _ in range(self.batch):
+                    header, response = client.handle.take_response(client.srv_type.Response)
+                    if header is None:
+                        break
+                    taken.append((header.request_id.sequence_number, response))
+        except InvalidHandle:
+            return None
+
+        async def _execute() -> None:
+            for sequence, response in taken:
+                try:
+                    future = client.get_pending_request(sequence)
+                except KeyError:  # the request was cancelled
+                    continue
+                future._set_executor(self)
+                future.set_result(response)
+        return _execute
+
+
+def draining_executor() -> SingleThreadedExecutor:
+    """A :class:`DrainingExecutor`, or rclpy's own if this rclpy lacks the hooks it needs."""
+    if all(callable(getattr(SingleThreadedExecutor, hook, None))
+           for hook in ('_take_service', '_take_client')):
+        return DrainingExecutor()
+    return SingleThreadedExecutor()
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -441,10 +557,13 @@ def main(args: list[str] | None = None) -> int:
     try:
         with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             node = ProblemServer()
+            executor = draining_executor()
+            executor.add_node(node)
             try:
-                rclpy.spin(node)
+                executor.spin()
             except KeyboardInterrupt:
                 pass
+            executor.shutdown()
             node.destroy_node()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass

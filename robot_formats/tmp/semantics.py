@@ -14,6 +14,7 @@ Written down in docs/tmp.md; in short (X_AB = pose of B in A, 4×4):
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +25,13 @@ import numpy as np
 from ..errors import InvalidValueError, ReferenceError, StructureError
 from ..kinematics import KinematicTree
 from ..model import WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene, Visual
-from ..transforms import axis_angle, invert, matrix_to_pose, rotation_to_quat
+from ..transforms import (axis_angle, axis_angles, invert, matrix_to_pose,
+                          rotation_to_quat, rotations_to_quats)
 from .problem import ContinuousGrasp, Problem, ProblemObject, ProblemRobot, StablePose, SupportRegion
 from .reader import existing_file, polygon_normal
 
-__all__ = ['GraspSample', 'Placement', 'continuous_grasp_frame', 'grasp_samples',
+__all__ = ['GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame', 'grasp_set',
+           'grasp_samples', 'grasp_rows', 'pose_rows',
            'support_normal', 'sample_support_points', 'stable_object_pose', 'placements',
            'ProblemState', 'problem_scene', 'robot_model', 'robot_base_link', 'pose_document']
 
@@ -69,25 +72,97 @@ def continuous_grasp_frame(grasp: ContinuousGrasp, theta: float) -> np.ndarray:
     return rotation @ grasp.template
 
 
-def grasp_samples(obj: ProblemObject, samples: int, grasp_type: str | None = None,
-                  frame: np.ndarray | None = None) -> list[GraspSample]:
-    """The discrete grasps plus ``samples`` of each continuous set, optionally of one type,
-    in the object frame (``frame`` = None) or premultiplied by ``frame`` (X_W_object)."""
+@dataclass(frozen=True, eq=False)
+class GraspSet:
+    """The grasps of one question as arrays: ``ids[i]``, ``types[i]`` and ``frames[i]`` (4x4,
+    object frame). Read-only, so one set can be shared by every request asking the same."""
+
+    ids: tuple[str, ...]
+    types: tuple[str, ...]
+    frames: np.ndarray  # (n, 4, 4)
+    rows: np.ndarray    # (n, 7): the same poses as x y z qx qy qz qw (w >= 0)
+
+
+#: Questions with at most this many samples per set are remembered (64 of them, ≤ ~0.5 MB per
+#: continuous set each); larger ones are computed every time.
+CACHED_SAMPLES = 4096
+
+
+def grasp_set(obj: ProblemObject, samples: int, grasp_type: str | None = None) -> GraspSet:
+    """The discrete grasps plus ``samples`` of each continuous set (θ_k = 2πk/samples), of
+    one type or all, in the object frame, with one batched Rodrigues per set. Remembered per
+    question (objects are immutable, and planners ask the same questions again and again)."""
     _check_samples(samples)
-    out: list[GraspSample] = []
-    for index, grasp in enumerate(obj.grasps):
-        if grasp_type is None or grasp.type == grasp_type:
-            out.append(GraspSample(f'gf{index}', grasp.type, grasp.frame))
+    if samples <= CACHED_SAMPLES:
+        return _remembered_grasp_set(obj, samples, grasp_type)
+    return _compute_grasp_set(obj, samples, grasp_type)
+
+
+@functools.lru_cache(maxsize=64)
+def _remembered_grasp_set(obj: ProblemObject, samples: int, grasp_type: str | None
+                          ) -> GraspSet:
+    return _compute_grasp_set(obj, samples, grasp_type)
+
+
+def _compute_grasp_set(obj: ProblemObject, samples: int, grasp_type: str | None) -> GraspSet:
+    ids: list[str] = []
+    types: list[str] = []
+    blocks: list[np.ndarray] = []
+    discrete = [(i, g) for i, g in enumerate(obj.grasps)
+                if grasp_type is None or g.type == grasp_type]
+    if discrete:
+        ids.extend(f'gf{i}' for i, _ in discrete)
+        types.extend(g.type for _, g in discrete)
+        blocks.append(np.stack([g.frame for _, g in discrete]))
     thetas = 2.0 * math.pi * np.arange(samples) / samples
     for index, grasp in enumerate(obj.continuous_grasps):
         if grasp_type is not None and grasp.type != grasp_type:
             continue
-        for k, theta in enumerate(thetas):
-            out.append(GraspSample(f'gc{index}/{k}', grasp.type,
-                                   continuous_grasp_frame(grasp, float(theta))))
-    if frame is not None:
-        out = [GraspSample(g.id, g.type, frame @ g.frame) for g in out]
-    return out
+        turns = np.zeros((samples, 4, 4))
+        turns[:, :3, :3] = axis_angles(np.broadcast_to(grasp.axis, (samples, 3)), thetas)
+        turns[:, 3, 3] = 1.0
+        blocks.append(turns @ grasp.template)
+        ids.extend(f'gc{index}/{k}' for k in range(samples))
+        types.extend([grasp.type] * samples)
+    frames = np.concatenate(blocks) if blocks else np.empty((0, 4, 4))
+    rows = pose_rows(frames)
+    frames.setflags(write=False)
+    rows.setflags(write=False)
+    return GraspSet(tuple(ids), tuple(types), frames, rows)
+
+
+def grasp_rows(found: GraspSet, pose: np.ndarray | None = None) -> np.ndarray:
+    """(n, 7) rows ``x y z qx qy qz qw`` of the set's grasps: in the object frame, or
+    premultiplied by ``pose`` (X_W_object). One quaternion product per grasp instead of a
+    matrix-to-quaternion conversion: the cheap way to move a remembered set."""
+    if pose is None:
+        return found.rows
+    rotation = pose[:3, :3]
+    xyz = found.rows[:, :3] @ rotation.T + pose[:3, 3]
+    ax, ay, az, aw = rotation_to_quat(rotation)
+    bx, by, bz, bw = found.rows[:, 3], found.rows[:, 4], found.rows[:, 5], found.rows[:, 6]
+    quats = np.stack([aw * bx + ax * bw + ay * bz - az * by,
+                      aw * by - ax * bz + ay * bw + az * bx,
+                      aw * bz + ax * by - ay * bx + az * bw,
+                      aw * bw - ax * bx - ay * by - az * bz], axis=1)
+    quats[quats[:, 3] < 0] *= -1.0
+    return np.concatenate([xyz, quats], axis=1)
+
+
+def grasp_samples(obj: ProblemObject, samples: int, grasp_type: str | None = None,
+                  frame: np.ndarray | None = None) -> list[GraspSample]:
+    """The discrete grasps plus ``samples`` of each continuous set, optionally of one type,
+    in the object frame (``frame`` = None) or premultiplied by ``frame`` (X_W_object)."""
+    found = grasp_set(obj, samples, grasp_type)
+    frames = found.frames if frame is None else frame @ found.frames
+    return [GraspSample(i, t, f) for i, t, f in zip(found.ids, found.types, frames)]
+
+
+def pose_rows(frames: np.ndarray) -> np.ndarray:
+    """(n, 7) rows ``x y z qx qy qz qw`` (w >= 0) of (n, 4, 4) poses, in one batch."""
+    if len(frames) == 0:
+        return np.empty((0, 7))
+    return np.concatenate([frames[:, :3, 3], rotations_to_quats(frames[:, :3, :3])], axis=1)
 
 
 def support_normal(region: SupportRegion) -> np.ndarray:
@@ -170,13 +245,18 @@ def placements(obj: ProblemObject, support: ProblemObject, support_pose: np.ndar
     normal = support_pose[:3, :3] @ support_normal(support.support)
     count = len(obj.stable_poses)
     per_sop = -(-samples // count)
-    out = []
-    for i in range(samples):
-        j, step = i % count, i // count
-        theta = 2.0 * math.pi * step / per_sop
-        frame = stable_object_pose(obj.stable_poses[j], theta, world_points[i], normal)
-        out.append(Placement(f'sop{j}/{step}', j, theta, world_points[i], frame))
-    return out
+    index = np.arange(samples)
+    sop_of, step_of = index % count, index // count
+    thetas = 2.0 * math.pi * step_of / per_sop
+    frames = np.zeros((samples, 4, 4))
+    frames[:, 3, 3] = 1.0
+    for j, sop in enumerate(obj.stable_poses):  # stable_object_pose, one batch per SOP
+        rows = sop_of == j
+        turns = axis_angles(np.broadcast_to(sop.axis, (int(rows.sum()), 3)), thetas[rows])
+        frames[rows, :3, :3] = turns @ sop.template
+        frames[rows, :3, 3] = world_points[rows] + sop.distance * normal
+    return [Placement(f'sop{j}/{step}', j, theta, point, frame) for j, step, theta, point, frame
+            in zip(sop_of.tolist(), step_of.tolist(), thetas.tolist(), world_points, frames)]
 
 
 def pose_document(matrix: np.ndarray) -> dict:

@@ -168,6 +168,48 @@ def test_grasps_in_world_and_object_frames(server):
                                row_major('1 0 0 0 0 -1 0 0 0 0 -1 0.095'), atol=TOL)
 
 
+def test_packed_grasps_are_the_same_grasps_as_flat_arrays(server):
+    answer = server.call('get_grasps', object='glass1', type='side', samples=360, packed=True)
+    assert answer.success and not answer.grasps and answer.frame_id == 'world'
+    assert len(answer.ids) == len(answer.types) == 360 and len(answer.poses) == 7 * 360
+    template = row_major('0.0 0.0 1.0 -0.085 0.0 1.0 0.0 0.0 -1.0 0.0 0.0 0.0')
+    for k in (0, 1, 45, 180, 359):
+        assert answer.ids[k] == f'gc0/{k}' and answer.types[k] == 'side'
+        x, y, z, qx, qy, qz, qw = answer.poses[7 * k:7 * k + 7]
+        got = np.eye(4)
+        got[:3, :3] = quat_to_matrix(qx, qy, qz, qw)
+        got[:3, 3] = (x, y, z)
+        expected = GLASS1 @ rodrigues((0, 0, 1), 2 * math.pi * k / 360) @ template
+        np.testing.assert_allclose(got, expected, atol=TOL)
+    # a turned object: the tray's discrete grasps, both forms
+    packed = server.call('get_grasps', object='tray', packed=True)
+    full = server.call('get_grasps', object='tray')
+    frames = ['0.0 0.0 1.0 -0.25 0.0 1.0 0.0 0.0 -1.0 0.0 0.0 0.0',
+              '0.0 0.0 -1.0 0.25 0.0 1.0 0.0 0.0 1.0 0.0 0.0 0.0']
+    assert list(packed.ids) == [g.id for g in full.grasps] == ['gf0', 'gf1']
+    for i, frame in enumerate(frames):
+        expected = TRAY @ row_major(frame)
+        np.testing.assert_allclose(pose_matrix(full.grasps[i].pose), expected, atol=TOL)
+        x, y, z, qx, qy, qz, qw = packed.poses[7 * i:7 * i + 7]
+        np.testing.assert_allclose(quat_to_matrix(qx, qy, qz, qw), expected[:3, :3], atol=TOL)
+        np.testing.assert_allclose((x, y, z), expected[:3, 3], atol=TOL)
+
+
+def test_a_burst_of_requests_to_one_service_is_answered_in_full(server):
+    """60 get_grasps sent at once (the node takes waiting requests in batches, not one per
+    wait, and keeps up to 100 waiting)."""
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    client = server.side.node.create_client(
+        GetGrasps, f'/{NODE}/get_grasps',
+        qos_profile=QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    assert client.wait_for_service(timeout_sec=30)
+    futures = [client.call_async(GetGrasps.Request(object='glass1', samples=1 + k % 5))
+               for k in range(60)]
+    server.side.spin_until(lambda: all(f.done() for f in futures), what='60 answers',
+                           process=server.process)
+    assert [len(f.result().grasps) for f in futures] == [2 * (1 + k % 5) for k in range(60)]
+
+
 def test_placements_on_the_dining_table(server):
     answer = server.call('get_placements', object='cup1', support='dining_table', samples=6)
     assert answer.success and len(answer.placements) == 6
