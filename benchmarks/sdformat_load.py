@@ -17,9 +17,9 @@ Measured:
 * every valid corpus document of the goldens (categories valid and valid_newer), per file;
   ratio = robot_formats / libsdformat, target [issue 3] ≤ 0.5 per file;
 * a generated world including N models (four model files: links, revolute joints, frames, a
-  nested model), N = 250, 500, 1000, 2000: target 1,000 models ≤ 1 s (wall clock; the CPU
-  time is printed too, since the benchmark machine may be shared), and linear growth (time per
-  model at the largest N within 1.5× of the smallest N's). libsdformat needs tens of seconds
+  nested model), N = 250, 500, 1000, 2000: target 1,000 models ≤ 1 s and linear growth (time
+  per model at the largest N within 1.5× of the smallest N's), both judged on the process's CPU
+  time because the benchmark machine may be shared (the wall clock is printed next to it). libsdformat needs tens of seconds
   for N = 250 already, so it loads that world once and no larger one.
 """
 
@@ -126,7 +126,7 @@ def run_corpus(binary: Path) -> bool:
     print(f'  {len(paths)} valid corpus documents; medians of {OURS_REPEATS} (robot_formats) '
           f'and {LIBSDFORMAT_REPEATS} (libsdformat) loads; ratio = robot_formats / libsdformat '
           f'(target ≤ {TARGET_RATIO})')
-    print(f'  {"document":76s} {"libsdf ms":>9s} {"ours ms":>8s} {"ratio":>6s}')
+    print(f'  {"document":96s} {"libsdf ms":>9s} {"ours ms":>8s} {"ratio":>6s}')
     ratios = []
     for path in paths:
         lib, errors = theirs[str(path)]
@@ -134,14 +134,28 @@ def run_corpus(binary: Path) -> bool:
         ratio = ours / lib
         ratios.append(ratio)
         note = f'  (libsdformat 12.3 reported {errors} errors)' if errors else ''
-        print(f'  {str(path.relative_to(CORPUS)):76s} {lib * 1e3:9.2f} {ours * 1e3:8.3f} '
+        print(f'  {str(path.relative_to(CORPUS)):96s} {lib * 1e3:9.2f} {ours * 1e3:8.3f} '
               f'{ratio:6.3f}{note}')
     worst = max(ratios)
     print(f'  ratio: median {statistics.median(ratios):.3f}, worst {worst:.3f}, '
           f'geometric mean {math.exp(statistics.mean(map(math.log, ratios))):.3f}')
     met = worst <= TARGET_RATIO
     print(f'  target ≤ {TARGET_RATIO}× libsdformat per document: {"met" if met else "MISSED"}')
+    _print_floor(binary)
     return met
+
+
+def _print_floor(binary: Path) -> None:
+    """What a one-link model costs each side: libsdformat builds its whole spec description
+    (every element of every version) on each Root::Load, which dominates small documents."""
+    with tempfile.TemporaryDirectory(prefix='sdformat_floor_') as tmp:
+        path = Path(tmp) / 'one_link.sdf'
+        path.write_text('<?xml version="1.0"?>\n<sdf version="1.8"><model name="m">'
+                        '<link name="l"/></model></sdf>\n')
+        lib, _ = libsdformat_seconds(binary, [path], LIBSDFORMAT_REPEATS)[str(path)]
+        ours = ours_seconds(path, OURS_REPEATS)
+    print(f'  floor (a one-link model): libsdformat {lib * 1e3:.2f} ms, robot_formats '
+          f'{ours * 1e3:.3f} ms')
 
 
 # --- generated worlds ----------------------------------------------------------------------------
@@ -176,15 +190,15 @@ _PART = '''<?xml version="1.0"?>
 '''
 
 
-def generated_world(directory: Path, count: int) -> Path:
-    """A world including ``count`` models from four part files, on a grid."""
-    for k in range(4):
-        (directory / f'part{k}.sdf').write_text(_PART.format(k=k, yaw=0.1 * k))
+def generated_world(directory: Path, count: int, files: int = 4) -> Path:
+    """A world including ``count`` models from ``files`` part files, on a grid."""
+    for k in range(files):
+        (directory / f'part{k}.sdf').write_text(_PART.format(k=k, yaw=0.1 * (k % 30)))
     side = math.ceil(math.sqrt(count))
-    includes = [f'    <include><uri>part{i % 4}.sdf</uri><name>m{i}</name>'
+    includes = [f'    <include><uri>part{i % files}.sdf</uri><name>m{i}</name>'
                 f'<pose>{i % side} {i // side} 0 0 0 {0.01 * i:.2f}</pose></include>'
                 for i in range(count)]
-    path = directory / f'world_{count}.sdf'
+    path = directory / f'world_{count}_{files}.sdf'
     path.write_text('<?xml version="1.0"?>\n<sdf version="1.8">\n  <world name="many">\n'
                     + '\n'.join(includes) + '\n  </world>\n</sdf>\n')
     return path
@@ -192,27 +206,33 @@ def generated_world(directory: Path, count: int) -> Path:
 
 def run_generated(binary: Path, directory: Path) -> bool:
     worlds = {n: generated_world(directory, n) for n in SIZES}
+    (directory / 'distinct').mkdir()
     # libsdformat 12 takes tens of seconds for the smallest world already (it re-reads every
     # included file, and its time grows faster than linearly): one load of that one only
     lib_n = SIZES[0]
     lib, errors = libsdformat_seconds(binary, [worlds[lib_n]], 1, 0)[str(worlds[lib_n])]
     print(f'  generated worlds of N included models (4 part files; each model 4 links, 3 joints, '
           f'2 frames, 1 nested model); robot_formats: median of 3 loads, wall clock and CPU')
-    print(f'  {"N":>6s} {"ours s":>8s} {"ours CPU s":>10s} {"ms/model":>9s}')
+    print(f'  {"N":>6s} {"ours s":>8s} {"ours CPU s":>10s} {"CPU ms/model":>12s}')
     ours, cpu = {}, {}
     for n, path in worlds.items():
         ours[n] = ours_seconds(path, 3)
         cpu[n] = ours_seconds(path, 3, clock=time.process_time)
-        print(f'  {n:6d} {ours[n]:8.3f} {cpu[n]:10.3f} {ours[n] / n * 1e3:9.3f}')
+        print(f'  {n:6d} {ours[n]:8.3f} {cpu[n]:10.3f} {cpu[n] / n * 1e3:12.3f}')
     note = f' (it reported {errors} errors)' if errors else ''
     print(f'  libsdformat, N={lib_n}: {lib:.2f} s for one load{note}; robot_formats '
           f'{ours[lib_n]:.3f} s, ratio {ours[lib_n] / lib:.4f}')
-    fast = ours[1000] <= TARGET_1000
-    growth = (ours[SIZES[-1]] / SIZES[-1]) / (ours[SIZES[0]] / SIZES[0])
+    distinct = generated_world(directory / 'distinct', 1000, files=1000)
+    cpu_distinct = ours_seconds(distinct, 3, clock=time.process_time)
+    print(f'  1,000 models from 1,000 different files (nothing to share between copies): CPU '
+          f'{cpu_distinct:.3f} s (reported, not judged)')
+    # judged on CPU time: the benchmark machine may be shared (wall clock is printed too)
+    fast = cpu[1000] <= TARGET_1000
+    growth = (cpu[SIZES[-1]] / SIZES[-1]) / (cpu[SIZES[0]] / SIZES[0])
     linear = growth <= LINEARITY
-    print(f'  1,000 models in {ours[1000]:.3f} s (CPU {cpu[1000]:.3f} s): target ≤ {TARGET_1000} '
-          f's {"met" if fast else "MISSED"}')
-    print(f'  time per model at N={SIZES[-1]} / at N={SIZES[0]}: {growth:.2f} '
+    print(f'  1,000 models: CPU {cpu[1000]:.3f} s (wall {ours[1000]:.3f} s): target ≤ '
+          f'{TARGET_1000} s {"met" if fast else "MISSED"}')
+    print(f'  CPU time per model at N={SIZES[-1]} / at N={SIZES[0]}: {growth:.2f} '
           f'(linear if ≤ {LINEARITY}): {"met" if linear else "MISSED"}')
     return fast and linear
 

@@ -11,9 +11,9 @@ custom model's own objects.
 
 Precedence, as specified: the latest registered parser is asked first; custom parsers are never
 asked for ``.sdf`` or ``.world`` files. When no custom parser takes a file, robot_formats'
-built-in converters read ``.urdf``, ``.skel`` (and ``.hrdf`` when that reader is present) into
-full models (links, joints with their kinds and limits, frames), so one SDFormat world can weld
-models of every format robot_formats reads into one tree.
+built-in converters (:mod:`.foreign`) read ``.urdf``, ``.skel`` and ``.hrdf`` into full models
+(links, joints with their kinds and limits, frames), so one SDFormat world can weld models of
+every format robot_formats reads into one tree. See docs/sdformat.md.
 """
 
 from __future__ import annotations

@@ -394,20 +394,26 @@ class SdfLoader:
         if len(self.stack) + levels - 1 >= self.config.max_depth:
             raise StructureError(f'includes nest deeper than {self.config.max_depth} files',
                                  ctx.file, include.sourceline, code='URI_LOOKUP')
+        first = parsed is None
         if parsed is None:
             parsed = self._parsed[key] = self._read_included(ctx, path, key, include)
         if self._subtrees:
             self._subtrees[-1].add(parsed)
-        if parsed.model is None:
+        if parsed.empty:
             return None
-        model = _clone_model(parsed.model)
+        if first:  # handed out as read (the include changes it): most files are included once
+            model, parsed.model = parsed.model, None
+        else:
+            if parsed.model is None:  # the second include: read again, keep it as the template
+                parsed.model = self._read_included(ctx, path, key, include, parsed.root).model
+            model = _clone_model(parsed.model)
         model.shape = key
         return model
 
-    def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element
-                       ) -> _Parsed:
-        """Read an included SDFormat file (first time in this load)."""
-        root = read_xml(path)
+    def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element,
+                       root: etree._Element | None = None) -> _Parsed:
+        """Read an included SDFormat file (its XML ``root`` when already parsed)."""
+        root = read_xml(path) if root is None else root
         self.stack.append(key)
         below = _Parsed(None, frozenset(), 0)
         self._subtrees.append(below)
@@ -420,7 +426,7 @@ class SdfLoader:
         finally:
             self.stack.pop()
             self._subtrees.pop()
-        return _Parsed(model, below.files | {key}, below.depth + 1)
+        return _Parsed(model, below.files | {key}, below.depth + 1, root)
 
     def _included_other(self, ctx: Ctx, path: Path, uri: str, override: _IncludeOverrides,
                         parent_name: str, include: etree._Element) -> SdfModel:
@@ -454,14 +460,17 @@ class SdfLoader:
 
 
 class _Parsed:
-    """An included file as read once: its model (None for a light or actor), every file it
-    includes, directly or not (cycle check on reuse), and how many include levels it spans
-    (depth check on reuse)."""
+    """An included file as read in this load: its XML, its model (the template copies are made
+    from; None until a second include needs one), whether it has no model (a light or actor),
+    every file it includes, directly or not (cycle check on reuse), and how many include levels
+    it spans (depth check on reuse)."""
 
-    __slots__ = ('model', 'files', 'depth')
+    __slots__ = ('model', 'files', 'depth', 'root', 'empty')
 
-    def __init__(self, model: SdfModel | None, files: frozenset[str], depth: int) -> None:
-        self.model, self.files, self.depth = model, files, depth
+    def __init__(self, model: SdfModel | None, files: frozenset[str], depth: int,
+                 root: etree._Element | None = None) -> None:
+        self.model, self.files, self.depth, self.root = model, files, depth, root
+        self.empty = model is None
 
     def add(self, other: _Parsed) -> None:
         self.files = self.files | other.files

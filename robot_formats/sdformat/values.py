@@ -11,7 +11,7 @@ import numpy as np
 from lxml import etree
 
 from ..errors import InvalidValueError, SchemaError
-from ..transforms import quat_to_rotation, rpy_to_rotation
+from ..transforms import quat_to_rotation
 from ..xmlsafe import floats, local_name
 from .dom import PoseSpec
 
@@ -116,13 +116,25 @@ def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
         rpy = values[3:]
         if degrees:
             rpy = tuple(math.radians(v) for v in rpy)
-        out[:3, :3] = rpy_to_rotation(rpy)
+        if any(rpy):  # most poses of real files only translate
+            out[:3, :3] = _rpy_rotation(*rpy)
     else:
         raise InvalidValueError(f'<pose rotation_format={rotation_format!r}>: expected '
                                 "'euler_rpy' or 'quat_xyzw'", ctx.file, element.sourceline,
                                 code='ELEMENT_INVALID')
     out[:3, 3] = values[:3]
     return out
+
+
+def _rpy_rotation(roll: float, pitch: float, yaw: float) -> list[list[float]]:
+    """Rz(yaw) · Ry(pitch) · Rx(roll) in closed form (``transforms.rpy_to_rotation`` builds
+    three matrices and multiplies them: a tenth of reading a model's poses)."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr]]
 
 
 def _degrees(ctx: Ctx, element: etree._Element) -> bool:
