@@ -280,3 +280,45 @@ def test_world_merge_include_of_a_model_with_links_is_refused(tmp_path: Path) ->
     with pytest.raises(FormatError) as info:
         load(top)
     assert info.value.code == 'MERGE_INCLUDE_UNSUPPORTED' and info.value.line == 4
+
+
+# --- one file included many times ------------------------------------------------------------------
+
+def test_copies_of_one_file_stay_independent(tmp_path: Path) -> None:
+    """A file included several times is read once and copied: each copy keeps its own name,
+    pose, static flag and include-level additions, and a merge of one copy changes no other."""
+    write(tmp_path, 'arm.sdf', sdf('''<model name="arm"><link name="base"/>
+      <link name="tip"><pose>0 0 1 0 0 0</pose></link>
+      <joint name="j" type="revolute"><parent>base</parent><child>tip</child>
+        <axis><xyz>1 0 0</xyz></axis></joint>
+      <model name="cam"><pose relative_to="tip">0 0 0.1 0 0 0</pose><link name="body"/></model>
+    </model>'''))
+    top = write(tmp_path, 'top.sdf', sdf('''<world name="w">
+      <include><uri>arm.sdf</uri><name>a</name><pose>1 0 0 0 0 0</pose></include>
+      <include><uri>arm.sdf</uri><name>b</name><pose>0 2 0 0 0 1.5707963267948966</pose>
+        <frame name="extra" attached_to="tip"><pose>0 0 0.5 0 0 0</pose></frame></include>
+      <include><uri>arm.sdf</uri><name>c</name><static>true</static></include>
+      <model name="host"><link name="l"/>
+        <include merge="true"><uri>arm.sdf</uri><pose>0 0 3 0 0 0</pose></include></model>
+      <include><uri>arm.sdf</uri><name>d</name><pose>0 0 -1 0 0 0</pose></include>
+    </world>''', '1.9'))
+    result = load(top)
+    models = {m.name: m for m in result.scene.models}
+    assert [models[n].static for n in 'abcd'] == [False, False, True, False]
+    poses = result.tree.forward({'a::j': 0.5, 'b::j': -0.5, 'd::j': 0.25})
+    for name, base, angle in (('a', about_z(0, (1, 0, 0)), 0.5),
+                              ('b', about_z(math.pi / 2, (0, 2, 0)), -0.5),
+                              ('c', about_z(0), 0.0), ('d', about_z(0, (0, 0, -1)), 0.25)):
+        c, s = math.cos(angle), math.sin(angle)
+        turn = np.eye(4)
+        turn[1:3, 1:3] = [[c, -s], [s, c]]
+        tip = base @ about_z(0, (0, 0, 1)) @ turn
+        assert np.allclose(poses[f'{name}::tip'], tip, atol=1e-12), name
+        # the nested model is posed relative to the tip but no joint ties it: it stays where
+        # the document puts it (at the tip's zero-configuration pose, 0.1 above)
+        assert np.allclose(poses[f'{name}::cam::body'], base @ about_z(0, (0, 0, 1.1)),
+                           atol=1e-12), name
+    assert np.allclose(poses['b::extra'], poses['b::tip'] @ about_z(0, (0, 0, 0.5)), atol=1e-12)
+    assert not any(name.startswith(('a::extra', 'c::extra', 'd::extra')) for name in poses)
+    assert np.allclose(poses['host::tip'], about_z(0, (0, 0, 4)), atol=1e-12)  # merged copy
+    assert 'host::arm' not in poses and 'host::_merged__arm__model__' in poses
