@@ -34,7 +34,7 @@ from lxml import etree
 from ..errors import (CycleError, Diagnostic, DuplicateNameError, InvalidValueError,
                       ReferenceError, SchemaError, StructureError)
 from ..model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType, Link, Material,
-                     Model, Pose, Scene, SoftBody, Visual, dof_names)
+                     Model, Pose, Scene, SoftBody, Vec3, Visual, dof_names)
 from ..transforms import invert, matrix_to_pose
 from ..xmlsafe import local_name, read_xml, required_attr
 from .joints import RawJoint, read_joint
@@ -45,7 +45,6 @@ from .values import (IDENTITY, Ctx, boolean, child, children, number, require, t
 __all__ = ['read_skel', 'parse_skel_element']
 
 _MOMENTS = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
-_MATRIX_INDEX = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 
 
 def read_skel(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
@@ -160,13 +159,12 @@ def _inertial(ctx: Ctx, body: etree._Element, name: str,
     if moments is not None:
         inertia = tuple(number(ctx, require(ctx, moments, key)) for key in _MOMENTS)
     else:
-        matrix = _composite_inertia(solids, mass, np.asarray(com), ctx.meshes)
-        if matrix is None:
+        inertia = _composite_inertia(solids, mass, com, ctx.meshes)
+        if inertia is None:
             ctx.warnings.append(Diagnostic(
                 f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape robot_formats '
                 'can compute it from; using the identity', ctx.file, element.sourceline))
-            matrix = np.eye(3)
-        inertia = tuple(float(matrix[i, j]) for i, j in _MATRIX_INDEX)
+            inertia = (1.0, 0.0, 0.0, 1.0, 0.0, 1.0)
         if not all(map(math.isfinite, inertia)):
             raise InvalidValueError(f'body {name!r}: the inertia computed from its shapes is '
                                     'not finite (sizes, mass or offset too large)', ctx.file,
@@ -271,18 +269,20 @@ def _place(raw: RawJoint, poses: dict[str, np.ndarray], names: set[str]) -> Join
                  actuator=raw.actuator, dof_dynamics=tuple(raw.dof_dynamics))
 
 
-def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com: np.ndarray,
-                       meshes: dict) -> np.ndarray | None:
-    """Inertia about the COM of all (non-soft) shapes as one solid of ``mass``, the mass shared
-    by volume (what DART 6.20 does when ``<moment_of_inertia>`` is absent)."""
+def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com: Vec3,
+                       meshes: dict) -> tuple[float, ...] | None:
+    """Inertia (ixx, ixy, ixz, iyy, iyz, izz) about the COM of all (non-soft) shapes as one
+    solid of ``mass``, the mass shared by volume (what DART 6.20 does when
+    ``<moment_of_inertia>`` is absent)."""
     solids = [(mesh_bounds(proxy, meshes), frame) for proxy, frame in solids]
     volumes = [shape_volume(proxy) for proxy, _ in solids]
     if not solids or any(v is None for v in volumes) or mass <= 0:
         return None
     total = sum(volumes)  # type: ignore[arg-type]
     if total <= 0:  # only zero-size shapes
-        return np.zeros((3, 3))
-    with np.errstate(over='ignore', invalid='ignore'):  # absurd sizes: refused by the caller
-        parts = [shape_inertia(proxy, mass * v / total, frame, com)
-                 for (proxy, frame), v in zip(solids, volumes)]
-        return None if any(p is None for p in parts) else sum(parts)  # type: ignore
+        return (0.0,) * 6
+    parts = [shape_inertia(proxy, mass * v / total, frame, com)  # type: ignore[arg-type]
+             for (proxy, frame), v in zip(solids, volumes)]
+    if any(part is None for part in parts):
+        return None
+    return tuple(sum(values) for values in zip(*parts))  # type: ignore[misc]

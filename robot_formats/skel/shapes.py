@@ -28,7 +28,7 @@ from lxml import etree
 
 from ..errors import InvalidValueError, SchemaError
 from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Pose,
-                     SoftBody, Sphere)
+                     SoftBody, Sphere, Vec3)
 from ..transforms import translation
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
@@ -162,23 +162,27 @@ def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, np.ndarray]:
     return Plane(tuple(float(v) for v in normal)), translation(normal * offset)  # type: ignore
 
 
-def shape_inertia(geometry: Geometry, mass: float, placement: np.ndarray, com: np.ndarray
-                  ) -> np.ndarray | None:
-    """3×3 inertia about the body's centre of mass ``com`` of a solid shape of ``mass`` placed
-    at ``placement`` (4×4, body frame), as DART computes it when ``<inertia>`` has no
-    ``<moment_of_inertia>``: the shape's own inertia rotated into the body frame, then moved
-    from the shape origin to the COM (parallel axes). None when we cannot compute it."""
+def shape_inertia(geometry: Geometry, mass: float, placement: np.ndarray, com: Vec3
+                  ) -> tuple[float, float, float, float, float, float] | None:
+    """Inertia (ixx, ixy, ixz, iyy, iyz, izz) about the body's centre of mass ``com`` of a
+    solid shape of ``mass`` placed at ``placement`` (4×4, body frame), as DART computes it when
+    ``<inertia>`` has no ``<moment_of_inertia>``: the shape's principal moments rotated into
+    the body frame (R · diag · Rᵀ), then moved from the shape origin to the COM (parallel axes,
+    m (|d|² I − d dᵀ)). Plain floats: a 3×3 is too small for numpy to pay off, and overflow
+    gives inf rather than an exception. None when we cannot compute it."""
     principal = _local_inertia(geometry, mass)
     if principal is None:
         return None
-    rotation = placement[:3, :3]
-    d = placement[:3, 3] - com
-    # R · diag(principal) · Rᵀ + m (|d|² I − d dᵀ)
-    return ((rotation * principal) @ rotation.T
-            + mass * (float(d @ d) * _EYE3 - d[:, None] * d))
-
-
-_EYE3 = np.eye(3)
+    a, b, c = principal
+    (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz), _ = placement.tolist()
+    dx, dy, dz = px - com[0], py - com[1], pz - com[2]
+    dd = dx * dx + dy * dy + dz * dz
+    return (a * r00 * r00 + b * r01 * r01 + c * r02 * r02 + mass * (dd - dx * dx),
+            a * r00 * r10 + b * r01 * r11 + c * r02 * r12 - mass * dx * dy,
+            a * r00 * r20 + b * r01 * r21 + c * r02 * r22 - mass * dx * dz,
+            a * r10 * r10 + b * r11 * r11 + c * r12 * r12 + mass * (dd - dy * dy),
+            a * r10 * r20 + b * r11 * r21 + c * r12 * r22 - mass * dy * dz,
+            a * r20 * r20 + b * r21 * r21 + c * r22 * r22 + mass * (dd - dz * dz))
 
 
 def _box(size, m: float) -> tuple[float, float, float]:
@@ -195,7 +199,7 @@ def _local_inertia(geometry: Geometry, m: float) -> tuple[float, float, float] |
         a, b, c = geometry.radii
         return (m / 5 * (b * b + c * c), m / 5 * (a * a + c * c), m / 5 * (a * a + b * b))
     if isinstance(geometry, Sphere):
-        moment = 0.4 * m * geometry.radius ** 2
+        moment = 0.4 * m * geometry.radius * geometry.radius
         return (moment, moment, moment)
     if isinstance(geometry, Cylinder):
         r, h = geometry.radius, geometry.length
@@ -217,7 +221,7 @@ def _local_inertia(geometry: Geometry, m: float) -> tuple[float, float, float] |
 
 def _capsule(r: float, h: float, m: float) -> tuple[float, float, float]:
     """Solid capsule: cylinder plus two hemispheres, mass split by volume (DART's formula)."""
-    v_cyl, v_sph = np.pi * r * r * h, 4.0 / 3.0 * np.pi * r ** 3
+    v_cyl, v_sph = math.pi * r * r * h, 4.0 / 3.0 * math.pi * r * r * r
     total = v_cyl + v_sph
     m_cyl, m_sph = (m * v_cyl / total, m * v_sph / total) if total > 0 else (0.0, 0.0)
     side = (m_cyl * (h * h / 12 + r * r / 4) + m_sph * (0.4 * r * r + h * h / 4 + 3 * h * r / 8))
@@ -240,8 +244,8 @@ def mesh_extents(mesh: Mesh) -> tuple[float, float, float] | None:
         return None
     if not points.size:
         return None
-    extents = (points.max(axis=0) - points.min(axis=0)) * np.abs(mesh.scale)
-    return tuple(float(v) for v in extents)  # type: ignore
+    extents = (points.max(axis=0) - points.min(axis=0)).tolist()
+    return tuple(e * abs(k) for e, k in zip(extents, mesh.scale))  # type: ignore
 
 
 def mesh_bounds(proxy: object, memo: dict) -> object | None:
@@ -269,14 +273,15 @@ def shape_volume(geometry: object) -> float | None:
     if isinstance(geometry, Ellipsoid):
         return 4.0 / 3.0 * math.pi * math.prod(geometry.radii)
     if isinstance(geometry, Sphere):
-        return 4.0 / 3.0 * np.pi * geometry.radius ** 3
+        r = geometry.radius
+        return 4.0 / 3.0 * math.pi * r * r * r
     if isinstance(geometry, Cylinder):
-        return np.pi * geometry.radius ** 2 * geometry.length
+        return math.pi * geometry.radius * geometry.radius * geometry.length
     if isinstance(geometry, Cone):
-        return np.pi * geometry.radius ** 2 * geometry.length / 3.0
+        return math.pi * geometry.radius * geometry.radius * geometry.length / 3.0
     if isinstance(geometry, Capsule):
         r = geometry.radius
-        return np.pi * r * r * geometry.length + 4.0 / 3.0 * np.pi * r ** 3
+        return math.pi * r * r * geometry.length + 4.0 / 3.0 * math.pi * r * r * r
     if isinstance(geometry, (Plane, MultiSphere)):
         return _UNIT_WEIGHT
     if isinstance(geometry, MeshBounds):

@@ -23,7 +23,8 @@ from robot_formats.formats import load
 SOURCES = (sorted(Path('/work/shared/corpus/skel').rglob('*.skel'))
            + sorted(Path('/work/shared/goldens/skel/generated/random').glob('*.skel')))
 JUNK = ['', 'abc', '1e999', 'nan', '-1', '0', '1 2', '1 2 3 4 5 6 7', 'world', 'inf', '-0',
-        '1e-320', ' ', '0 0 0', '1,2,3', '1e308 1e308 1e308', '-5 -5 -5', '1.0x', '0x1g']
+        '1e-320', ' ', '0 0 0', '1,2,3', '1e308 1e308 1e308', '-5 -5 -5', '1.0x', '0x1g',
+        '1e200', '1e200 1e200 1e200', '1e200 0 0 0 0 0']
 TAGS = ['body', 'joint', 'parent', 'child', 'axis', 'axis2', 'xyz', 'init_pos', 'init_vel',
         'transformation', 'inertia', 'mass', 'moment_of_inertia', 'geometry', 'box', 'size',
         'plane', 'axis_order', 'dof', 'soft_shape', 'skeleton', 'world', 'multi_sphere', 'mesh',

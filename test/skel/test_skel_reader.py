@@ -294,14 +294,19 @@ def test_cli_frames_positions_take_dart_order() -> None:
         assert np.allclose(got[name]['xyz'], expected['xyz'], atol=1e-6)
 
 
-def test_absurd_sizes_give_an_error_not_a_nan_inertia(tmp_path: Path) -> None:
-    """Found by test_skel_mutations: numbers near the float limit made the inertia computed
-    from shapes NaN; such a body is refused."""
-    doc = _write(tmp_path, '<skeleton name="s"><body name="a"><inertia><mass>1</mass>'
-                 '<offset>1e308 1e308 1e308</offset></inertia><collision_shape><geometry><box>'
-                 '<size>1 1 1</size></box></geometry></collision_shape></body>'
-                 '<joint type="free" name="j"><parent>world</parent><child>a</child></joint>'
-                 '</skeleton>')
+@pytest.mark.parametrize('inertia, shape', [
+    ('<offset>1e308 1e308 1e308</offset>', '<box><size>1 1 1</size></box>'),
+    ('', '<sphere><radius>1e200</radius></sphere>'),  # r ** 2 raised OverflowError
+    ('', '<capsule><radius>1e200</radius><height>1</height></capsule>'),
+])
+def test_absurd_sizes_give_an_error_not_a_nan_inertia(tmp_path: Path, inertia: str,
+                                                       shape: str) -> None:
+    """Found by fuzzing: numbers near the float limit made the inertia computed from shapes
+    NaN, or crashed with an OverflowError; such a body is refused."""
+    doc = _write(tmp_path, f'<skeleton name="s"><body name="a"><inertia><mass>1</mass>{inertia}'
+                 f'</inertia><collision_shape><geometry>{shape}</geometry></collision_shape>'
+                 '</body><joint type="free" name="j"><parent>world</parent><child>a</child>'
+                 '</joint></skeleton>')
     with pytest.raises(InvalidValueError, match='inertia computed from its shapes is not finite'):
         load(doc)
 
