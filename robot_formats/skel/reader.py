@@ -63,12 +63,11 @@ def parse_skel_element(root: etree._Element, file: str | None,
     if world is None:
         raise SchemaError('<skel> has no <world> (DART reads skeletons only inside a <world>; '
                           'a bare <skeleton> file loads as nothing)', file, root.sourceline)
-    base_dir = Path(file).resolve().parent if file else None
     models: list[Model] = []
     taken: set[str] = set()
     for element in children(world, 'skeleton'):
         name = _unique(element.get('name', 'skeleton'), taken)
-        models.append(_skeleton(ctx, element, name, base_dir))
+        models.append(_skeleton(ctx, element, name))
     return Scene(world.get('name', 'world'), tuple(models), is_world=True,
                  physics=_physics(ctx, world), source=file)
 
@@ -101,7 +100,7 @@ def _physics(ctx: Ctx, world: etree._Element) -> dict[str, object]:
 
 # --- bodies ---------------------------------------------------------------------------------------
 
-def _body(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -> Link:
+def _body(ctx: Ctx, element: etree._Element, name: str) -> Link:
     visuals: list[Visual] = []
     collisions: list[Collision] = []
     solids: list[tuple[object, np.ndarray]] = []  # (inertia geometry, placement), DART order
@@ -113,7 +112,7 @@ def _body(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -
         frame = transformation(ctx, child(holder, 'transformation'))
         frame_pose = Pose() if frame is IDENTITY else matrix_to_pose(frame)
         material = _material(ctx, holder)
-        pieces, proxy = read_geometry(ctx, holder, base_dir, tag == 'soft_shape')
+        pieces, proxy = read_geometry(ctx, holder, tag == 'soft_shape')
         if tag != 'soft_shape':
             solids.append((proxy, frame))
         elif soft is None:
@@ -174,7 +173,7 @@ def _inertial(ctx: Ctx, body: etree._Element, name: str,
 
 # --- skeletons ------------------------------------------------------------------------------------
 
-def _skeleton(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | None) -> Model:
+def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
     frame = transformation(ctx, child(element, 'transformation'))
     bodies: dict[str, etree._Element] = {}
     for body in children(element, 'body'):
@@ -189,7 +188,7 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str, base_dir: Path | Non
              for b, e in bodies.items()}
     order = _creation_order(ctx, by_child)
     used = {end for j in order for end in (j.parent, j.child)} - {WORLD}
-    links = tuple(_body(ctx, bodies[b], b, base_dir) for b in bodies if b in used)
+    links = tuple(_body(ctx, bodies[b], b) for b in bodies if b in used)
     joint_names: set[str] = set()
     joints = tuple(_place(j, poses, joint_names) for j in order)
     names = [dof_names(joint) for joint in joints]

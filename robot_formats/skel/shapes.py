@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
@@ -76,12 +75,12 @@ def _size(ctx: Ctx, element: etree._Element) -> tuple[float, float, float]:
     return size  # type: ignore[return-value]
 
 
-def read_geometry(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: bool = False
+def read_geometry(ctx: Ctx, holder: etree._Element, soft: bool = False
                   ) -> tuple[list[tuple[Geometry, np.ndarray]], object]:
     """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>``:
     (geometry, offset in the shape frame) pairs, several for a multi-sphere, and the geometry
     DART computes the shape's inertia from (a :class:`MultiSphere` for a multi-sphere)."""
-    pieces, kind = _read_pieces(ctx, holder, base_dir, soft)
+    pieces, kind = _read_pieces(ctx, holder, soft)
     if kind != 'multi_sphere':
         return pieces, pieces[0][0]
     low = np.min([o[:3, 3] - g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
@@ -89,7 +88,7 @@ def read_geometry(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft:
     return pieces, MultiSphere(tuple(float(v) for v in high - low))  # type: ignore
 
 
-def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: bool
+def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool
                  ) -> tuple[list[tuple[Geometry, np.ndarray]], str]:
     """The (geometry, offset) pairs and the shape's tag."""
     geometry = require(ctx, holder, 'geometry')
@@ -129,7 +128,7 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, base_dir: Path | None, soft: 
             raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
         scale_el = child(shape, 'scale')
         scale = vector(ctx, scale_el) if scale_el is not None else (1.0, 1.0, 1.0)
-        return [(Mesh(mesh_uri(filename, base_dir), scale), here)], kind  # type: ignore[arg-type]
+        return [(Mesh(mesh_uri(filename, ctx.base_dir), scale), here)], kind  # type: ignore[arg-type]
     if kind == 'multi_sphere':
         spheres = list(children(shape, 'sphere'))
         if not spheres:

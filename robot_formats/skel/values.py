@@ -9,6 +9,7 @@ through :func:`robot_formats.xmlsafe.floats` and malformed text is an
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
@@ -35,6 +36,15 @@ class Ctx:
         self.file = file
         self.warnings = warnings
         self.meshes: dict = {}
+        self._base_dir: Path | None = None
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The folder relative mesh paths are resolved against (the file's, symlinks resolved);
+        worked out on first use: resolving costs file-system calls most worlds never need."""
+        if self._base_dir is None and self.file:
+            self._base_dir = Path(self.file).resolve().parent
+        return self._base_dir
 
 
 def child(element: etree._Element, tag: str) -> etree._Element | None:
