@@ -5,8 +5,8 @@ forever on many of these.
 Seeded mutations of corpus files and golden worlds: elements removed, duplicated, moved,
 renamed to other SKEL tags, texts and attributes replaced by junk (garbage numbers, wrong
 counts, infinities, unknown joint types, empty), new elements added. The same mutator ran
-9500 times while writing this test: no crash; it found a NaN inertia from huge sizes and an
-axis whose norm overflowed, both fixed.
+13500 times while writing this test; it found a NaN inertia from huge sizes, an axis whose norm
+overflowed to a zero axis and an OverflowError from a huge radius, all fixed.
 """
 
 from __future__ import annotations
