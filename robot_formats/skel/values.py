@@ -106,10 +106,13 @@ def boolean(ctx: Ctx, element: etree._Element) -> bool:
 
 def transformation(ctx: Ctx, element: etree._Element | None) -> np.ndarray:
     """``x y z rx ry rz`` → 4×4 with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler);
-    :data:`IDENTITY` (read-only) if None."""
+    :data:`IDENTITY` (read-only) if None or all zeros."""
     if element is None:
         return IDENTITY
-    x, y, z, rx, ry, rz = vector(ctx, element, 6)
+    values = vector(ctx, element, 6)
+    if not any(values):  # written out as zeros: the identity too (common in DART's files)
+        return IDENTITY
+    x, y, z, rx, ry, rz = values
     cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
     cz, sz = math.cos(rz), math.sin(rz)
     # Rx(rx) · Ry(ry) · Rz(rz), multiplied out
