@@ -1,8 +1,9 @@
 """Typed access to SKEL element text, strict where DART is lax.
 
 DART reads numbers with ``std::stod``, which silently accepts a prefix (``1.0x`` is 1.0). A
-robot description with such a typo is wrong, not slightly different, so every number here goes
-through :func:`robot_formats.xmlsafe.floats` and malformed text is an
+robot description with such a typo is wrong, not slightly different, so every number here is
+read by the rules of :func:`robot_formats.xmlsafe.floats` (well-formed text through a fast path
+with the same checks) and malformed text is an
 :class:`~robot_formats.errors.InvalidValueError` with file and line.
 """
 
