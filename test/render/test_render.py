@@ -249,6 +249,27 @@ def test_make_docs_draws_every_example_and_motion_and_the_pages_show_its_picture
             assert Path(image).name in names, f'{page}: {image} is not made by make docs'
 
 
+def github_anchor(heading: str) -> str:
+    """The id GitHub gives a Markdown heading: lower case, punctuation dropped, spaces -> '-'."""
+    return re.sub(r'[^\w\- ]', '', heading.strip().lower()).replace(' ', '-')
+
+
+@pytest.mark.parametrize('page', ['README.md', 'docs/tour.md'])
+def test_links_of_the_front_pages_lead_somewhere(page):
+    """Every relative link of README.md and the tour names an existing file, and an existing
+    heading when it has a #fragment (so a renamed section or a doc not yet written fails)."""
+    path = ROOT / page
+    for target in re.findall(r'\]\(([^)\s]+)\)', path.read_text('utf-8')):
+        if re.match(r'[a-z]+://', target):
+            continue
+        file, _, fragment = target.partition('#')
+        linked = path.parent / file if file else path
+        assert linked.is_file(), f'{page}: link {target} leads nowhere'
+        if fragment and linked.suffix == '.md':
+            headings = re.findall(r'^#+ (.+)$', linked.read_text('utf-8'), re.M)
+            assert fragment in {github_anchor(h) for h in headings}, f'{page}: {target}'
+
+
 # --- animations -----------------------------------------------------------------------------
 
 def test_gif_has_several_different_frames(tmp_path):
