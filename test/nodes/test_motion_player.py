@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
 from control_msgs.action import FollowJointTrajectory
@@ -39,8 +40,8 @@ MOTIONS = {
     # ends where it starts, so loops need no jump; within the arm's limits (2 rad/s, ±2.5 rad)
     'short': {'shoulder_pan': ([0.0, 0.075, -0.05, 0.0], [0, 10, 25, 40]),
               'elbow': ([0.3, 0.4, 0.3], [5, 20, 35])},
-    'long': {'shoulder_pan': ([0.0, 1.0, 0.0], [0, 150, 300]),
-             'elbow': ([0.0, -0.8, 0.0], [0, 150, 300])},
+    'long': {'shoulder_pan': ([0.0, 1.0, 0.0], [0, 300, 600]),
+             'elbow': ([0.0, -0.8, 0.0], [0, 300, 600])},
     'unmapped': {'shoulder_pan': ([0.0, 0.1], [0, 20]), 'no_such_joint': ([0.0, 0.1], [0, 20])},
     'mimic': {'finger_right': ([0.0, 0.01], [0, 20])},
     'too_far': {'elbow': ([0.0, 2.6, 0.0], [0, 200, 400])},
@@ -361,7 +362,9 @@ def test_stream_publishes_every_sample_at_the_rate_in_the_controller_order(strea
     player = stream_player
     player.commands.messages.clear()
     player.receipts.clear()
+    sent = time.monotonic()
     outcome = player.play('short')
+    elapsed = time.monotonic() - sent
     assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.message
     count = int(round(last_frame('short') * PERIOD * 200)) + 1  # t = 0, 5 ms, ..., 0.4 s
     player.side.spin_until(lambda: len(player.commands) >= count, what='every command')
@@ -370,8 +373,14 @@ def test_stream_publishes_every_sample_at_the_rate_in_the_controller_order(strea
     for k, msg in enumerate(player.commands.messages):
         assert list(msg.data) == pytest.approx(
             expected_positions('short', k / 200 / PERIOD, STREAM_JOINTS), abs=1e-12), k
-    span = player.receipts[-1] - player.receipts[0]
-    assert 0.3 < span < 1.5, f'{count} commands arrived over {span:.3f} s, scheduled over 0.4 s'
+    # paced, not sent at once: the schedule is absolute, so the play cannot end before 0.4 s;
+    # most commands arrive one period apart and the node's median lateness is small (bounds
+    # loose enough for a loaded machine)
+    assert elapsed >= 0.4, f'the 0.4 s stream ended after {elapsed:.3f} s'
+    interval = float(np.median(np.diff(player.receipts)))
+    assert 0.0025 < interval < 0.010, f'median interval between commands {interval * 1e3:.2f} ms'
+    p50 = float(re.search(r'p50 ([0-9.]+) ms', outcome.result.message).group(1))
+    assert p50 < 20.0, outcome.result.message
     assert f'streamed {count} commands at 200 Hz' in outcome.result.message
 
 
@@ -407,7 +416,7 @@ def test_stream_cancel_holds_the_position_reached(stream_player):
     player.side.spin_for(0.2)  # the last commands may still be in flight
     assert list(player.commands.last.data) == pytest.approx(
         expected_positions('long', at / PERIOD, STREAM_JOINTS), abs=1e-9)
-    assert len(player.commands) < 3 * 200  # stopped long before the 3 s motion ended
+    assert len(player.commands) < 6 * 200  # stopped before the 6 s motion ended
 
 
 def test_stream_refuses_a_motion_the_controller_joints_do_not_cover(module_launcher,
