@@ -29,7 +29,7 @@ from . import interface
 from .dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel,
                   SdfPlugin, SdfVisualPose, SdfWorld)
 from .unflatten import unflatten
-from .uri import ResolverConfig, resolve_uri
+from .uri import ResolverConfig, new_lookup, resolve_uri
 from .values import Ctx, boolean, child, children, number, parse_version, pose_of, text, vector
 
 __all__ = ['SdfLoader', 'SDF_EXTENSIONS']
@@ -52,6 +52,7 @@ class SdfLoader:
     def __init__(self, warnings: list[Diagnostic], config: ResolverConfig | None = None) -> None:
         self.warnings = warnings
         self.config = config or ResolverConfig()
+        new_lookup()
         self.stack: list[str] = []          # files being read, outermost first (cycle check)
         #: included SDFormat files already read in this load: a file included many times (a
         #: world of 1,000 copies of a robot) is read once and its model copied per include

@@ -19,6 +19,7 @@ deprecated fallback.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from pathlib import Path
 from ..errors import FormatError, ReferenceError, UnsupportedError
 from ..xmlsafe import read_xml
 
-__all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file']
+__all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file', 'new_lookup']
 
 _MODEL_PATH_VARIABLES = ('GZ_SIM_RESOURCE_PATH', 'IGN_GAZEBO_RESOURCE_PATH', 'SDF_PATH',
                          'GAZEBO_MODEL_PATH')
@@ -76,7 +77,7 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
         raise UnsupportedError(f'include {uri!r}: robot_formats does not download models '
                                '(no network access); download it and include the local copy',
                                including_file, line, code='URI_LOOKUP')
-    base = Path(including_file).resolve().parent if including_file else Path.cwd()
+    base = _directory_of(including_file) if including_file else Path.cwd()
     candidates: list[Path] = []
     if scheme == 'package':
         package, _, inner = rest.partition('/')
@@ -106,6 +107,19 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
             return model_directory_file(candidate, uri, including_file, line)
     raise ReferenceError(f'include {uri!r}: no such file or model directory (looked in '
                          f'{_shown(candidates)})', including_file, line, code='URI_LOOKUP')
+
+
+@functools.lru_cache(maxsize=256)
+def _directory_of(file: str) -> Path:
+    """The resolved directory of an including file (a world including 1,000 models asks 1,000
+    times; resolving symlinks costs system calls). Forgotten at every new load
+    (:func:`new_lookup`), so a long-running process sees moved symlinks."""
+    return Path(file).resolve().parent
+
+
+def new_lookup() -> None:
+    """Start the lookups of a new load (drops the cached directories)."""
+    _directory_of.cache_clear()
 
 
 def _shown(candidates: list[Path]) -> str:

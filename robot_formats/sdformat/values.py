@@ -85,18 +85,24 @@ def pose_of(ctx: Ctx, holder: etree._Element) -> PoseSpec:
     """
     element = child(holder, 'pose')
     if element is None:
-        return PoseSpec()
+        return PoseSpec(_IDENTITY)
     relative_to = element.get('relative_to', '')
     if not relative_to and ctx.version < (1, 7) and element.get('frame'):
         relative_to = element.get('frame', '')  # 1.5/1.6 //pose/@frame, same meaning
     return PoseSpec(_pose_matrix(ctx, element), relative_to, element.sourceline, True)
 
 
+#: The pose of elements without one, shared (pose matrices are never changed in place; the
+#: array is read-only so that stays true).
+_IDENTITY = np.eye(4)
+_IDENTITY.setflags(write=False)
+
+
 def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
-    out = np.eye(4)
     body = (element.text or '').strip()
     if not body:
-        return out
+        return _IDENTITY
+    out = np.eye(4)
     rotation_format = element.get('rotation_format', 'euler_rpy')
     degrees = _degrees(ctx, element)
     if rotation_format == 'quat_xyzw':
