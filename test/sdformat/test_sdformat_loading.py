@@ -82,7 +82,7 @@ def test_bad_pose_forms(tmp_path: Path, pose: str, code: str) -> None:
     assert info.value.code == code and info.value.line == 4, str(info.value)
 
 
-# --- //include/static (spec 1.4.6: unspecified, true, false) ----------------------------------------
+# --- //include/static (spec 1.4.6: unspecified, true, false) --------------------------------------
 
 STATIC_CHILD = '<model name="c"><static>{}</static><link name="l"/>' \
                '<model name="inner"><link name="k"/></model></model>'
@@ -115,7 +115,7 @@ def test_include_static_false_cannot_unstatic_a_model(tmp_path: Path) -> None:
     assert "'c'" in info.value.message
 
 
-# --- //include/joint and //include/plugin -----------------------------------------------------------
+# --- //include/joint and //include/plugin ---------------------------------------------------------
 
 def test_include_joint_and_plugin_join_the_included_model(tmp_path: Path) -> None:
     write(tmp_path, 'c.sdf', sdf('<model name="c"><link name="a"/><link name="b">'
@@ -137,7 +137,7 @@ def test_include_joint_and_plugin_join_the_included_model(tmp_path: Path) -> Non
     assert np.allclose(moved['cc::b'], about_z(math.pi / 2, (1, 0, 0)), atol=1e-12)
 
 
-# --- where URIs are looked up -----------------------------------------------------------------------
+# --- where URIs are looked up ---------------------------------------------------------------------
 
 def _model_dir(root: Path, name: str, config: str | None, files: dict[str, str]) -> None:
     if config is not None:
@@ -282,7 +282,7 @@ def test_world_merge_include_of_a_model_with_links_is_refused(tmp_path: Path) ->
     assert info.value.code == 'MERGE_INCLUDE_UNSUPPORTED' and info.value.line == 4
 
 
-# --- one file included many times ------------------------------------------------------------------
+# --- one file included many times -----------------------------------------------------------------
 
 def test_copies_of_one_file_stay_independent(tmp_path: Path) -> None:
     """A file included several times is read once and copied: each copy keeps its own name,
