@@ -1,7 +1,8 @@
 """Nothing may crash the process: seeded mutation fuzzing of real files of every format.
 
 Seeds are real documents: the shared corpus (URDF, SDFormat, SKEL, HRDF) and the bundled
-examples (TMP problems, XMDI motions, and one of each other format). Each is copied, with its
+examples (TMP problems with their configuration-mapping YAML, XMDI motions and servo-mapping
+YAML, and one of each other format). Each is copied, with its
 neighbours (includes, meshes, models), into a temporary tree, and mutants are written next to
 it, so that relative references still resolve and the readers get deep into the document.
 
@@ -74,6 +75,8 @@ def seed_files(copy_root: Path) -> dict[str, list[Path]]:
         + [examples / 'hrdf' / 'hebi_arm.hrdf'],
         'tmp': sorted(examples.joinpath('tmp').glob('*.xml')),
         'xmdi': sorted(examples.joinpath('xmdi').glob('*.xmdi')),
+        'tmp-mapping': sorted(examples.joinpath('tmp').glob('*.mapping.yaml')),
+        'servo-map': sorted(examples.joinpath('xmdi').glob('*.map.yaml')),
     }
 
 
@@ -222,25 +225,94 @@ def _deep_nesting(data: bytes, rng: random.Random) -> bytes:
     return etree.tostring(root, xml_declaration=True, encoding='utf-8')
 
 
+YAML_SPECIALS = [b'~', b'null', b'[]', b'{}', b'!!python/object/apply:os.system ["true"]',
+                 b'&a x', b'*a', b'*undefined', b'<<: *a', b'!!binary aGk=', b'yes', b'1e999',
+                 b'.nan', b'-.inf', b'"\\x00"', b'? [complex, key]', b'|', b'>', b'---', b'...',
+                 b'{a: 1, a: 2}', b'[1, [2, [3]]]', b'!!set {a}', b'!!timestamp 2001-12-14',
+                 b'0o777', b'0x_1', b'"' + b'x' * 5000 + b'"', '日本'.encode()]
+
+
+def _yaml_lines(data: bytes, rng: random.Random) -> bytes:
+    """Line-level YAML damage: delete, duplicate, swap, re-indent, or replace a value."""
+    lines = data.split(b'\n')
+    index = rng.randrange(len(lines))
+    choice = rng.randrange(5)
+    if choice == 0:
+        del lines[index]
+    elif choice == 1:
+        lines.insert(index, lines[index])
+    elif choice == 2:
+        other = rng.randrange(len(lines))
+        lines[index], lines[other] = lines[other], lines[index]
+    elif choice == 3:
+        lines[index] = (b'  ' + lines[index]) if rng.random() < 0.5 else lines[index][2:]
+    else:
+        head, colon, _ = lines[index].partition(b':')
+        special = rng.choice(YAML_SPECIALS + BAD_NUMBERS)
+        lines[index] = head + b': ' + special if colon else head + b' ' + special
+    return b'\n'.join(lines)
+
+
+def _yaml_deep(data: bytes, rng: random.Random) -> bytes:
+    depth = rng.choice([100, 1000, 5000])
+    opener, closer = rng.choice([(b'[', b']'), (b'{a: ', b'}')])
+    lines = data.split(b'\n')
+    index = rng.randrange(len(lines))
+    head, colon, value = lines[index].partition(b':')
+    if colon:
+        lines[index] = head + b': ' + opener * depth + (value.strip() or b'1') + closer * depth
+    else:
+        lines.insert(index, b'- ' * depth + b'x')
+    return b'\n'.join(lines)
+
+
+YAML_MUTATIONS = [_byte_flips, _truncate, _mangle_numbers, _yaml_lines, _yaml_lines,
+                  _yaml_lines, _yaml_deep]
+
+
 MUTATIONS = [_byte_flips, _truncate, _mangle_numbers, _mangle_numbers, _wild_attribute,
              _duplicate_attribute, _tree_mutation, _tree_mutation, _tree_mutation,
              _deep_nesting, _transplant, _transplant]
 
 
+def _mutate(data: bytes, mutations: list, rng: random.Random) -> tuple[bytes, str]:
+    mutation = rng.choice(mutations)
+    data = mutation(data, rng)
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):  # sometimes several at once
+        data = rng.choice(mutations)(data, rng)
+    return data, mutation.__name__
+
+
+def _beside_mapping(seed: Path) -> Path:
+    """Where a TMP problem's configuration mapping is looked for (tmp.mapping.mapping_beside)."""
+    return seed.with_name(seed.name.split('.')[0] + '.mapping.yaml')
+
+
 def mutants(fmt: str, seeds: list[Path], count: int):
-    """(mutant path, mutation name) — written next to their seeds, deterministic."""
+    """(mutant path, mutation name) — written next to their seeds, deterministic. A TMP
+    problem's mutant gets its seed's mapping YAML beside it, itself mutated half the time."""
     rng = random.Random(f'{SEED}-{fmt}')
+    yaml_side = fmt in ('tmp-mapping', 'servo-map')
     originals = {seed: seed.read_bytes() for seed in seeds}
     for number in range(count):
         seed = seeds[number % len(seeds)]
-        mutation = rng.choice(MUTATIONS)
-        data = mutation(originals[seed], rng)
-        for _ in range(rng.choice([0, 0, 0, 1, 2])):  # sometimes several at once
-            data = rng.choice(MUTATIONS)(data, rng)
-        path = seed.with_name(f'zz_fuzz_{fmt}_{number:03d}_{mutation.__name__.strip("_")}'
-                              f'{seed.suffix}')
+        data, mutation = _mutate(originals[seed], YAML_MUTATIONS if yaml_side else MUTATIONS,
+                                 rng)
+        if yaml_side:  # keep the seed's stem: a servo map's motion file is <stem>.xmdi
+            path = seed.with_name(f'{seed.name.split(".")[0]}_zzfuzz_{number:03d}_'
+                                  f'{mutation.strip("_")}{"".join(seed.suffixes)}')
+        else:
+            path = seed.with_name(f'zz_fuzz_{fmt}_{number:03d}_{mutation.strip("_")}'
+                                  f'{seed.suffix}')
         path.write_bytes(data)
-        yield path, mutation.__name__
+        mapping = _beside_mapping(seed)
+        if fmt == 'tmp' and mapping.is_file():
+            text = mapping.read_bytes()
+            if rng.random() < 0.5:
+                text, mutation = _mutate(text, YAML_MUTATIONS, rng)
+                mutation = f'mapping{mutation}'
+            _beside_mapping(path).write_bytes(text)
+        yield path, mutation
 
 
 # --- the worker -----------------------------------------------------------------------------------
@@ -273,10 +345,10 @@ class Worker:
                         'message': f'exit code {self.proc.wait()}', 'traceback': ''}
             return json.loads(line)
 
-    def classify(self, path: Path) -> dict:
+    def classify(self, path: Path, kind: str = 'document') -> dict:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
-        self.proc.stdin.write(f'{path}\n')
+        self.proc.stdin.write(f'{kind}\t{path}\n')
         self.proc.stdin.flush()
         answer = self._answer(DOCUMENT_TIMEOUT)
         if answer is None:
@@ -331,16 +403,19 @@ def _problem(path: Path, answer: dict) -> str | None:
             f'{answer.get("traceback", "")}')
 
 
-@pytest.mark.parametrize('fmt', ['urdf', 'sdf', 'skel', 'hrdf', 'tmp', 'xmdi'])
+@pytest.mark.parametrize('fmt', ['urdf', 'sdf', 'skel', 'hrdf', 'tmp', 'xmdi', 'tmp-mapping',
+                                 'servo-map'])
 def test_mutants_are_read_or_refused_never_crash(fmt: str, copies: Path, worker: Worker,
                                                  outcomes: dict) -> None:
+    kind = fmt if fmt in ('tmp-mapping', 'servo-map') else 'document'
     seeds = seed_files(copies)[fmt]
     assert seeds and all(seed.is_file() for seed in seeds), seeds
-    for seed in seeds:  # the unmutated seeds are fine (else the fuzzing proves nothing)
-        assert worker.classify(seed)['outcome'] != 'crash', seed
+    for seed in seeds:  # the unmutated seeds are read (else the fuzzing proves nothing)
+        assert worker.classify(seed, kind)['outcome'] != 'crash', seed
     problems, results = [], []
-    for path, mutation in mutants(fmt, seeds, MUTANTS_PER_FORMAT):
-        answer = worker.classify(path)
+    count = MUTANTS_PER_FORMAT if kind == 'document' else MUTANTS_PER_FORMAT // 3
+    for path, mutation in mutants(fmt, seeds, count):
+        answer = worker.classify(path, kind)
         results.append((path, answer))
         problem = _problem(path, answer)
         if problem:
@@ -356,6 +431,8 @@ def test_cli_check_on_mutants_exits_0_or_1_without_traceback(outcomes: dict) -> 
         pytest.fail('run with the fuzz tests above (they choose the mutants)')
     chosen = []
     for fmt, results in sorted(outcomes.items()):
+        if fmt in ('tmp-mapping', 'servo-map'):
+            continue  # side files: `check` reads documents
         refused = [p for p, a in results if a['outcome'] == 'format_error']
         if refused:
             chosen.append(random.Random(f'{SEED}-cli-{fmt}').choice(refused))
