@@ -29,6 +29,7 @@ deployment; ROS_DOMAIN_ID comes from benchmarks/__main__ and discovery stays on 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import signal
@@ -36,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import deque
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +56,6 @@ ANSWER_TIMEOUT = 5.0
 MIX = [
     ('get_grasps', 'GetGrasps', {'object': 'glass1', 'samples': SAMPLES, 'packed': True},
      GRASPS_PER_ANSWER),
-    ('get_grasps', 'GetGrasps', {'object': 'glass1', 'samples': 16}, 32),
     ('list_objects', 'ListObjects', {}, 6),
     ('get_object', 'GetObject', {'name': 'tray'}, None),
     ('get_placements', 'GetPlacements', {'object': 'cup1', 'support': 'dining_table',
@@ -250,40 +251,41 @@ def client_process(rate: float, seconds: float, offset: int) -> dict:
                 return {'error': f'no answer from {client.srv_name} within 30 s'}
         print('ready', flush=True)
         sys.stdin.readline()  # the parent starts every client at once
-        pending: list[tuple[object, float, int | None, object]] = []
+        pending: deque = deque()  # (future, sent at, client, label), oldest first
         latencies: list[float] = []
         failures: list[str] = []
+
+        def answered(future, sent_at: float, count: int | None, label: str) -> None:
+            latencies.append(time.monotonic() - sent_at)
+            answer = future.result()
+            if not answer.success:
+                failures.append(f'{label}: {answer.message}')
+            elif count is not None and _answer_count(answer) != count:
+                failures.append(f'{label}: {_answer_count(answer)} answers, expected {count}')
+
         sent = 0
         period = 1.0 / rate
         start = time.monotonic()
         while True:
             now = time.monotonic()
-            if now - start < seconds and now >= start + sent * period:
+            sending = now - start < seconds
+            if sending and now >= start + sent * period:
                 client, request, count, label = requests[(sent + offset) % len(requests)]
-                pending.append((client.call_async(request), now, count, client, label))
+                future = client.call_async(request)
+                future.add_done_callback(functools.partial(answered, sent_at=now, count=count,
+                                                           label=label))
+                pending.append((future, now, client, label))
                 sent += 1
                 continue
-            if now - start >= seconds and not pending:
-                break
-            next_send = start + sent * period if now - start < seconds else now + 0.01
-            executor.spin_once(timeout_sec=max(0.0, min(next_send - now, 0.01)))
-            now = time.monotonic()
-            still = []
-            for future, sent_at, count, client, label in pending:
-                if future.done():
-                    answer = future.result()
-                    latencies.append(now - sent_at)
-                    if not answer.success:
-                        failures.append(f'{label}: {answer.message}')
-                    elif count is not None and _answer_count(answer) != count:
-                        failures.append(f'{label}: {_answer_count(answer)} answers, '
-                                        f'expected {count}')
-                elif now - sent_at > ANSWER_TIMEOUT:
+            while pending and (pending[0][0].done() or now - pending[0][1] > ANSWER_TIMEOUT):
+                future, _, client, label = pending.popleft()
+                if not future.done():
                     client.remove_pending_request(future)
                     failures.append(f'{label}: no answer within {ANSWER_TIMEOUT:g} s')
-                else:
-                    still.append((future, sent_at, count, client, label))
-            pending = still
+            if not sending and not pending:
+                break
+            next_send = start + sent * period if sending else now + 0.01
+            executor.spin_once(timeout_sec=max(0.0, min(next_send - now, 0.01)))
         elapsed = time.monotonic() - start
         executor.shutdown()
         node.destroy_node()
@@ -310,12 +312,16 @@ def run_load(seconds: float = LOAD_SECONDS) -> bool:
                 print(f'  a load client did not start: {line.strip() or worker.stdout.read()}')
                 return False
         cpu_before = _cpu_seconds(server.pid)
+        clients_before = [_cpu_seconds(w.pid) for w in workers]
         for worker in workers:  # go
             worker.stdin.write('\n')
             worker.stdin.flush()
+        time.sleep(seconds)  # the clients' send phase; their CPU is read before they exit
+        clients_cpu = [(_cpu_seconds(w.pid) - before) / seconds
+                       for w, before in zip(workers, clients_before)]
+        cpu = (_cpu_seconds(server.pid) - cpu_before) / seconds
         reports = [json.loads(worker.communicate(timeout=seconds + 120)[0].strip()
                               .splitlines()[-1]) for worker in workers]
-        cpu = (_cpu_seconds(server.pid) - cpu_before) / seconds
     finally:
         for worker in workers:
             if worker.poll() is None:
@@ -335,7 +341,8 @@ def run_load(seconds: float = LOAD_SECONDS) -> bool:
     print(f'    sent {sent} ({rate:.1f}/s), answered {answered}, failures {failed}; latency '
           f'p50 {_percentile(latencies, 0.5) * 1e3:.2f} ms, p99 '
           f'{_percentile(latencies, 0.99) * 1e3:.2f} ms, max {max(latencies) * 1e3:.1f} ms; '
-          f'node CPU {cpu:.0%} of one core')
+          f'node CPU {cpu:.0%} of one core, clients {", ".join(f"{c:.0%}" for c in clients_cpu)}; '
+          f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores')
     kinds: dict[str, int] = {}
     for report in reports:
         for failure, count in report['failures'].items():

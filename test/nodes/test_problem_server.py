@@ -57,10 +57,10 @@ HELPER_BASE = row_major('0.0 -1.0 0.0 0.9 1.0 0.0 0.0 -1.2 0.0 0.0 1.0 0.0')
 class Server:
     """One problem_server process and the test's clients and subscriptions."""
 
-    def __init__(self, launcher, problem: Path, name: str) -> None:
+    def __init__(self, launcher, problem: Path, name: str, strict: bool = False) -> None:
         self.process, self.side = launcher.command(
             ['-m', 'robot_formats.nodes.problem_server', '--ros-args', '-p',
-             f'problem_file:={problem}'], name)
+             f'problem_file:={problem}', '-p', f'strict:={str(strict).lower()}'], name)
         node = self.side.node
         self.clients = {
             name: node.create_client(kind, f'/{NODE}/{name}') for kind, name in [
@@ -197,7 +197,7 @@ def test_packed_grasps_are_the_same_grasps_as_flat_arrays(server):
 
 def test_a_burst_of_requests_to_one_service_is_answered_in_full(server):
     """60 get_grasps sent at once (the node takes waiting requests in batches, not one per
-    wait, and keeps up to 100 waiting)."""
+    wait, and keeps up to 1000 waiting)."""
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     client = server.side.node.create_client(
         GetGrasps, f'/{NODE}/get_grasps',
@@ -301,4 +301,18 @@ def test_a_bad_problem_file_is_reported_and_every_service_says_so(module_launche
     server = Server(module_launcher, bad, 'problem_server_bad')
     server.process.wait_for_log('expected 12 numbers')
     answer = server.call('list_objects')
+    assert not answer.success and 'no problem is loaded' in answer.message
+
+
+SPEC_PAGE = ROOT / 'test' / 'tmp' / 'fixtures' / 'spec_page_example.xml'
+
+
+def test_the_spec_pages_typos_are_read_with_warnings_and_refused_in_strict_mode(module_launcher):
+    lenient = Server(module_launcher, SPEC_PAGE, 'problem_server_spec_page')
+    lenient.process.wait_for_log(f'{SPEC_PAGE}:76: <torso> is closed by </tordo>')
+    answer = lenient.call('list_objects')
+    assert answer.success and 'table' in answer.names
+    strict = Server(module_launcher, SPEC_PAGE, 'problem_server_spec_page_strict', strict=True)
+    strict.process.wait_for_log('refused in strict mode')
+    answer = strict.call('get_grasps', object='disc1')
     assert not answer.success and 'no problem is loaded' in answer.message

@@ -177,6 +177,21 @@ def points(*xyz) -> str:
      "'x' is not a number"),
     (problem(obj('pr2'), robot()), errors.DuplicateNameError, 10, "'pr2' is used by more"),
     ('<robot name="x"/>', errors.SchemaError, 1, 'a TMP problem has a <problem> root'),
+    # every rotation the format carries is checked: a continuous grasp's template, a SOP's
+    # template, a robot's base pose; and numbers are finite everywhere
+    (problem(obj(body='<grasps>\n<gc type="side">\n<template>1 0 0 0 0 1 0 0 1 0 0 0</template>\n'
+                      '<axis>0 0 1</axis>\n</gc>\n</grasps>\n')),
+     errors.InvalidValueError, 9, 'the rotation part of <template> is not orthonormal'),
+    (problem(obj(body=SOP.replace('1 0 0 0 1 0 0 0 1', '-1 0 0 0 1 0 0 0 1').format(0.1))),
+     errors.InvalidValueError, 8, 'reflection'),
+    (problem(obj(), robot().replace('<torso>', '<basepose>1 0 0 0 0 1 0 0 0 0 0.5 0</basepose>\n'
+                                    '<torso>')),
+     errors.InvalidValueError, 13, 'the rotation part of <basepose> is not orthonormal'),
+    (problem(obj(body='<grasps>\n<gf type="top">1 0 0 0 0 1 0 0 0 0 1 -inf</gf>\n</grasps>\n')),
+     errors.InvalidValueError, 8, 'not a finite number'),
+    (problem(obj(body='<sssp><xmin>0</xmin><xmax>nan</xmax><ymin>0</ymin><ymax>0</ymax>'
+                      '<zmin>0</zmin><zmax>0</zmax></sssp>\n')),
+     errors.InvalidValueError, 7, 'not a finite number'),
 ])
 def test_malformed_problems(tmp_path, text, error, line, words):
     path = write(tmp_path, text)
