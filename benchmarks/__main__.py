@@ -17,8 +17,8 @@ Benchmarks (issue targets in brackets):
 * ``skel_load``: load time of every SKEL corpus file, robot_formats vs dartpy's
   ``SkelParser.readWorld`` in the same run [≤ 0.5× DART's time].
 
-* ``render``: `robot-formats render` of every bundled example in a fresh process, wall clock
-  [≤ 2 s per example].
+* ``render``: `robot-formats render` of every bundled example in a fresh process, the whole
+  command's CPU time (its wall clock on an idle machine; wall printed too) [≤ 2 s per example].
 
 * ``sdformat_load``: load + resolve time of every valid SDFormat corpus document, robot_formats
   vs libsdformat 12's ``sdf::Root::Load`` (our C++ timer benchmarks/sdformat_load.cpp, built in
