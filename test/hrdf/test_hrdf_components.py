@@ -282,3 +282,33 @@ def test_all_361_pairs_as_hebi_judges_them(tmp_path: Path) -> None:
         if accepted != pair['hebi_accepts']:
             disagreements.append((pair['first'], pair['second'], pair['hebi_accepts']))
     assert not disagreements
+
+
+# --- file-given inertia in the URDF, as pinocchio reads it -------------------------------------
+
+def _rz(angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+@pytest.mark.parametrize('element', [
+    '<rigid-body mass="2" com_trans="0.1 0.2 0.3" com_rot="Rz(0.7)" ixx="0.01" iyy="0.02" '
+    'izz="0.03" ixy="0.001" ixz="-0.002" iyz="0.003"/>',
+    '<bracket type="X5LightLeft" mass="2" com_trans="0.1 0.2 0.3" com_rot="Rz(0.7)" ixx="0.01" '
+    'iyy="0.02" izz="0.03" ixy="0.001" ixz="-0.002" iyz="0.003"/>',
+])
+def test_file_inertia_is_about_the_com_in_the_com_frame(element: str, tmp_path: Path) -> None:
+    """Spec: ixx..iyz are 'relative to the COM frame' placed by com_trans/com_rot (also as
+    overrides of a built-in). pinocchio, reading our URDF, must see the body's inertia in the
+    joint frame as R·I·Rᵀ about com_trans, with R = Rz(0.7) (HEBI's float32 pi is not used)."""
+    import pinocchio as pin
+    result = load(_kit(tmp_path, f'<actuator type="X5-1"/>{element}'))
+    text = urdf_string(result.scene, result.tree)
+    model = pin.buildModelFromXML(text)
+    [joint] = [j for j in range(1, model.njoints) if model.names[j] == 'actuator_0']
+    body = model.inertias[joint]  # every link fixed after the actuator's joint, merged
+    inertia = np.array([[0.01, 0.001, -0.002], [0.001, 0.02, 0.003], [-0.002, 0.003, 0.03]])
+    rotation = _rz(0.7)
+    assert body.mass == pytest.approx(2.0)
+    assert np.allclose(body.lever, (0.1, 0.2, 0.3), atol=1e-12)
+    assert np.allclose(body.inertia, rotation @ inertia @ rotation.T, atol=1e-12)
