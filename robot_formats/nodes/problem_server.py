@@ -65,8 +65,8 @@ DEFAULT_SAMPLES = 16
 #: with 1000, answers only came late, the latencies running on up to the clients' timeout).
 SERVICE_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000,
                          reliability=ReliabilityPolicy.RELIABLE)
-GRASP_CACHE_SIZE = 16  #: answers (lists of Grasp messages) kept for repeated questions
-GRASP_CACHE_MAX_GRASPS = 4096  #: larger answers are built every time (memory)
+ANSWER_CACHE_SIZE = 64  #: answers (message lists) kept for repeated questions
+ANSWER_CACHE_MAX_ITEMS = 4096  #: larger answers are built every time (memory)
 _PALETTE = [(0.85, 0.55, 0.25), (0.3, 0.6, 0.85), (0.45, 0.75, 0.4), (0.8, 0.35, 0.4),
             (0.65, 0.5, 0.8), (0.75, 0.75, 0.35), (0.4, 0.75, 0.75)]
 
@@ -104,6 +104,13 @@ def pose_msg(matrix: np.ndarray) -> Pose:
 
 def _pose_row(matrix: np.ndarray) -> tuple[float, ...]:
     return (*(float(v) for v in matrix[:3, 3]), *rotation_to_quat(matrix[:3, :3]))
+
+
+def _float64s(rows: np.ndarray) -> array:
+    """A float64[] field's value without per-element checks: an array('d') is taken as is."""
+    values = array('d')
+    values.frombytes(np.ascontiguousarray(rows, dtype=float).tobytes())
+    return values
 
 
 def _point(values) -> Point:
@@ -165,7 +172,8 @@ class ProblemServer(Node):
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
         self.grasp_markers: list[Marker] = []
-        self._grasp_cache: dict = {}  # insertion-ordered: oldest first
+        self._answer_cache: dict = {}  # insertion-ordered: oldest first (see _remembered)
+        self._state_version = 0  # +1 at every attach, detach, reset: keys of remembered answers
         self._load()
         services = [(GetProblem, 'get_problem', self.get_problem),
                     (ListObjects, 'list_objects', self.list_objects),
@@ -370,7 +378,9 @@ class ProblemServer(Node):
 
     @_answers
     def get_object(self, request, response) -> None:
-        response.object = self._object_msg(self._object(request.name))
+        obj = self._object(request.name)
+        response.object = self._remembered(('object', obj.name, self._state_version), 1,
+                                           lambda: self._object_msg(obj))
 
     @_answers
     def get_grasps(self, request, response) -> None:
@@ -381,36 +391,38 @@ class ProblemServer(Node):
             raise RequestError(f"frame must be 'world' or 'object', not {request.frame!r}")
         found = grasp_set(obj, self._samples(request.samples), request.type or None)
         world = state.world_pose(obj.name)
-        rows = grasp_rows(found, world if frame == 'world' else None)
+        pose = world if frame == 'world' else None
         response.frame_id = WORLD if frame == 'world' else obj.name
+        key = (found, frame, self._state_version)
         if request.packed:
-            response.ids = list(found.ids)
-            response.types = list(found.types)
-            poses = array('d')
-            poses.frombytes(np.ascontiguousarray(rows, dtype=float).tobytes())
-            response.poses = poses
+            ids, types, poses = self._remembered(
+                ('packed', *key), len(found.ids),
+                lambda: (list(found.ids), list(found.types), _float64s(grasp_rows(found, pose))))
+            response.ids, response.types, response.poses = ids, types, poses
         else:
-            response.grasps = self._grasp_messages(found, rows)
+            response.grasps = self._remembered(
+                ('grasps', *key), len(found.ids),
+                lambda: self._build_grasp_messages(found, grasp_rows(found, pose)))
         response.message = f'{len(found.ids)} grasps'
         if request.show:
             self.grasp_markers = self._grasp_marker_list(world @ found.frames)
             self._publish_markers()
 
-    def _grasp_messages(self, found, rows: np.ndarray) -> list[Grasp]:
-        """Grasp messages of (ids, types, pose rows). Building thousands of rclpy messages is
-        the slow part of an answer, so the last few answers' lists are kept and reused while
-        the same grasps are asked again at the same object pose (messages are never changed
-        after they are built)."""
-        if len(rows) > GRASP_CACHE_MAX_GRASPS:
-            return self._build_grasp_messages(found, rows)
-        key = (found, rows.tobytes())
-        cached = self._grasp_cache.pop(key, None)
-        if cached is None:
-            cached = self._build_grasp_messages(found, rows)
-        self._grasp_cache[key] = cached
-        while len(self._grasp_cache) > GRASP_CACHE_SIZE:
-            self._grasp_cache.pop(next(iter(self._grasp_cache)))
-        return cached
+    def _remembered(self, key: tuple, size: int, build):
+        """``build()``, remembered under ``key`` for the next identical question. Planners ask
+        the same questions again and again, and building rclpy messages is most of an answer's
+        cost; keys include the state version, so attach/detach/reset invalidate them. The last
+        ANSWER_CACHE_SIZE answers of at most ANSWER_CACHE_MAX_ITEMS items are kept (never
+        changed after they are built)."""
+        if size > ANSWER_CACHE_MAX_ITEMS:
+            return build()
+        found = self._answer_cache.pop(key, None)
+        if found is None:
+            found = build()
+        self._answer_cache[key] = found
+        while len(self._answer_cache) > ANSWER_CACHE_SIZE:
+            self._answer_cache.pop(next(iter(self._answer_cache)))
+        return found
 
     @staticmethod
     def _build_grasp_messages(found, rows: np.ndarray) -> list[Grasp]:
@@ -428,8 +440,16 @@ class ProblemServer(Node):
         _, state = self._loaded()
         obj = self._object(request.object)
         support = self._object(request.support)
-        found = placements(obj, support, state.world_pose(support.name),
-                           self._samples(request.samples), int(request.seed))
+        samples, seed = self._samples(request.samples), int(request.seed)
+        response.placements = self._remembered(
+            ('placements', obj.name, support.name, samples, seed, self._state_version), samples,
+            lambda: self._placement_messages(placements(obj, support,
+                                                        state.world_pose(support.name),
+                                                        samples, seed)))
+        response.message = f'{len(response.placements)} placements'
+
+    @staticmethod
+    def _placement_messages(found) -> list[Placement]:
         rows = pose_rows(np.array([p.frame for p in found]))
         messages = []
         for placement, (x, y, z, qx, qy, qz, qw) in zip(found, rows.tolist()):
@@ -440,8 +460,7 @@ class ProblemServer(Node):
             position.x, position.y, position.z = x, y, z
             orientation.x, orientation.y, orientation.z, orientation.w = qx, qy, qz, qw
             messages.append(msg)
-        response.placements = messages
-        response.message = f'{len(found)} placements'
+        return messages
 
     @_answers
     def get_action_joints(self, request, response) -> None:
@@ -462,6 +481,7 @@ class ProblemServer(Node):
         if request.parent == WORLD:
             raise RequestError("use detach to put an object back in the world frame")
         state.attach(request.object, request.parent)
+        self._state_version += 1
         self._publish_static()
         response.message = f'{request.object} attached to {request.parent}'
 
@@ -471,6 +491,7 @@ class ProblemServer(Node):
         self._object(request.object)
         previous = state.parents[request.object]
         state.detach(request.object)
+        self._state_version += 1
         self._publish_static()
         response.message = f'{request.object} detached from {previous}'
 
@@ -478,6 +499,7 @@ class ProblemServer(Node):
     def reset(self, request, response) -> None:
         _, state = self._loaded()
         state.reset()
+        self._state_version += 1
         self.grasp_markers = []
         self._publish_static()
         self._publish_markers()

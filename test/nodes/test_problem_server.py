@@ -243,9 +243,11 @@ def test_markers_show_meshes_supports_and_requested_grasps(server):
 
 
 def test_attach_and_detach_change_tf_at_once(server, tf_static):
+    assert server.call('get_object', name='glass1').object.parent == 'tray'  # now remembered
     count = len(tf_static)
     answer = server.call('detach', object='glass1')
     assert answer.success, answer.message
+    assert server.call('get_object', name='glass1').object.parent == 'world'  # not the old one
     poses, parents = latest_static(server, tf_static, count)
     assert parents['glass1'] == 'world'
     np.testing.assert_allclose(poses['glass1'], GLASS1, atol=TOL)  # stays where it was
