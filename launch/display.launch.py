@@ -6,6 +6,8 @@ Arguments:
     description_file      file in any format robot_formats reads (default: the bundled arm)
     frame_prefix          prepended literally to every TF frame id (default: '')
     publish_joint_states  publish the current configuration on joint_states (default: true)
+    fixed_frame           rviz2's fixed frame: the robot's root link (default: base_link, the
+                          bundled arm's; HRDF kits: world; add frame_prefix if you set one)
     rviz                  start rviz2 (default: true)
     rviz_config           rviz2 configuration (default: config/display.rviz)
 
@@ -29,6 +31,7 @@ def generate_launch_description() -> LaunchDescription:
             [share, 'examples', 'urdf', 'arm_with_gripper.urdf'])),
         DeclareLaunchArgument('frame_prefix', default_value=''),
         DeclareLaunchArgument('publish_joint_states', default_value='true'),
+        DeclareLaunchArgument('fixed_frame', default_value='base_link'),
         DeclareLaunchArgument('rviz', default_value='true'),
         DeclareLaunchArgument('rviz_config', default_value=PathJoinSubstitution(
             [share, 'config', 'display.rviz'])),
@@ -47,6 +50,7 @@ def generate_launch_description() -> LaunchDescription:
         ])
     rviz = Node(
         package='rviz2', executable='rviz2', name='rviz2', output='screen',
-        arguments=['-d', LaunchConfiguration('rviz_config')],
+        arguments=['-d', LaunchConfiguration('rviz_config'),
+                   '-f', LaunchConfiguration('fixed_frame')],
         condition=IfCondition(LaunchConfiguration('rviz')))
     return LaunchDescription([*arguments, description_publisher, rviz])
