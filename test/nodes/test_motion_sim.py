@@ -150,17 +150,54 @@ def best_start(stamps: np.ndarray, measured: np.ndarray, reference, earliest: fl
     return best
 
 
+#: sim_controller publishes joint_states at 50 Hz; a longer gap means the machine did not run
+#: it (a starved process: its simulation then skips time and its set points jump). Messages from
+#: such a gap until STALL_RECOVERY after it say nothing about tracking and are left out; a play
+#: with fewer than STEADY_FRACTION of its messages left is played again (at most PLAYS times).
+STALL_GAP = 0.1
+STALL_RECOVERY = 0.3
+STEADY_FRACTION = 0.7
+PLAYS = 3
+
+
+def steady(stamps: np.ndarray) -> np.ndarray:
+    """Mask of the messages not inside or just after a stall of the publishing process."""
+    mask = np.ones(len(stamps), bool)
+    for before, after in zip(stamps[:-1], stamps[1:]):
+        if after - before > STALL_GAP:
+            mask &= ~((stamps > before) & (stamps <= after + STALL_RECOVERY))
+    return mask
+
+
+def wait_for_pose(side, inbox, joints, target, tol: float, what: str, process) -> None:
+    """Spin until the latest joint_states put ``joints`` within ``tol`` of ``target``."""
+    def there() -> bool:
+        if not len(inbox):
+            return False
+        values = dict(zip(inbox.last.name, inbox.last.position))
+        return max(abs(values[j] - v) for j, v in zip(joints, target)) <= tol
+    side.spin_until(there, what=what, process=process)
+
+
 @pytest.mark.parametrize('player', ['player_action', 'player_trajectory'])
 def test_played_wave_is_tracked_on_joint_states(sim, player: str):
-    requested, result, feedback = sim.play(player)
-    assert (result.success, result.error_code) == (True, Result.SUCCESSFUL), result.message
     reference = sim.reference
-    if player == 'player_action':
-        assert result.controller_error_code == FollowJointTrajectory.Result.SUCCESSFUL
-    assert feedback and feedback[-1].progress == pytest.approx(1.0)
-    end = requested + reference.duration + 1.0
-    stamps, measured = sim.joint_states_between(requested - 0.2, end)
-    assert len(stamps) > 30 * reference.duration, 'joint_states were missing during the play'
+    for _ in range(PLAYS):
+        requested, result, feedback = sim.play(player)
+        assert (result.success, result.error_code) == (True, Result.SUCCESSFUL), result.message
+        if player == 'player_action':
+            assert result.controller_error_code == FollowJointTrajectory.Result.SUCCESSFUL
+        assert feedback and feedback[-1].progress == pytest.approx(1.0)
+        end = requested + reference.duration + 1.0
+        stamps, measured = sim.joint_states_between(requested - 0.2, end)
+        assert len(stamps) > 30 * reference.duration, 'joint_states were missing during the play'
+        mask = steady(stamps)
+        if mask.mean() >= STEADY_FRACTION:
+            break
+    else:
+        pytest.fail(f'sim_controller was starved of CPU in {PLAYS} plays (joint_states gaps over '
+                    f'{STALL_GAP} s); cannot judge its tracking on this machine now')
+    stamps, measured = stamps[mask], measured[mask]
     start, error = best_start(stamps, measured, reference, requested)
     deviation = measured - reference.positions(np.clip(stamps - start, 0.0, reference.duration))
     rms = float(np.sqrt(np.mean(deviation ** 2)))
@@ -168,12 +205,14 @@ def test_played_wave_is_tracked_on_joint_states(sim, player: str):
     assert start - requested < 0.5, f'the motion started {start - requested:.3f} s late'
     assert p99 <= TRACKING_P99 and error <= TRACKING_MAX and rms <= RMS_TOL, (
         f'{player}: tracking error 99th percentile {p99:.4f} rad, largest {error:.4f} rad, rms '
-        f'{rms:.4f} rad (start delay {start - requested:.3f} s)')
+        f'{rms:.4f} rad (start delay {start - requested:.3f} s, {np.sum(~mask)} messages '
+        'left out after stalls)')
     # the motion moved the arm (a robot that stood still would fail above, but say it plainly)
     span = measured.max(axis=0) - measured.min(axis=0)
     assert np.all(span > 0.25), span
     final = reference.positions(np.array(reference.duration))
-    assert np.max(np.abs(measured[-1] - final)) <= SETTLE_TOL, (measured[-1], final)
+    wait_for_pose(sim.side, sim.states, reference.joints, final, SETTLE_TOL,
+                  'the servos settling at the last key frame', sim.processes['sim_controller'])
 
 
 class GaitSim:
@@ -249,13 +288,18 @@ def test_trot_plays_on_the_skel_quadruped_in_kinematic_mode(module_launcher):
     rows = [(t, [values[j] for j in reference.joints]) for t, values in rows
             if requested - 0.2 <= t <= end]
     stamps, measured = np.array([t for t, _ in rows]), np.array([q for _, q in rows])
+    mask = steady(stamps)  # a starved process publishes older poses, late
+    assert mask.mean() >= STEADY_FRACTION, f'sim_controller starved: {np.sum(~mask)} messages'
+    stamps, measured = stamps[mask], measured[mask]
     start, _ = best_start(stamps, measured, reference, requested)
     errors = exact_pose_errors(stamps, measured, reference, start)
     assert errors.max() <= KINEMATIC_TOL, (
         f'{np.sum(errors > KINEMATIC_TOL)} of {len(errors)} joint states are no pose of the trot '
         f'(largest distance {errors.max():.4f} rad, start {start - requested:.3f} s)')
     assert np.all(measured.max(axis=0) - measured.min(axis=0) > 0.6)  # every leg moved
-    assert np.max(np.abs(measured[-1])) <= 1e-9  # the trot ends at zero, written exactly
+    # the trot ends at zero, written exactly
+    wait_for_pose(gait.side, gait.states, reference.joints, [0.0] * len(reference.joints), 1e-12,
+                  'the last key frame, exactly', gait.processes['gait_sim'])
 
 
 def test_controller_error_code_is_relayed(sim):

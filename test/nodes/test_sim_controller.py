@@ -297,7 +297,7 @@ def test_servo_mode_tracks_a_goal(servo):
     result = servo.run(goal_of([point(0.5, [0.3, -0.2, 0.4, -0.5, 0.015], [0.5] * 5),
                                 point(1.0, final, [0.0] * 5)]))
     assert result.result.error_code == Result.SUCCESSFUL
-    servo.wait_at(final, 5e-3, 'the servos settling within 5 mrad', timeout=5.0)
+    servo.wait_at(final, 5e-3, 'the servos settling within 5 mrad')
 
 
 @pytest.mark.parametrize('case, code', [
