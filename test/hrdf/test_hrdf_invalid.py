@@ -109,3 +109,52 @@ def test_cli_exits_1_with_the_sentence(name: str) -> None:
     assert run.returncode == 1
     assert 'Traceback' not in run.stderr
     assert '.hrdf:' in run.stderr
+
+
+# --- quirks/: what the spec allows and HEBI refuses (we follow the spec, with a warning) -------
+
+QUIRKS = json.loads((INVALID.parent / 'quirks' / 'verdicts.json').read_text())['cases']
+
+
+@pytest.mark.parametrize('case', QUIRKS, ids=[c['file'] for c in QUIRKS])
+def test_spec_valid_inputs_hebi_refuses_load_with_a_warning(case: dict) -> None:
+    assert case['spec'] == 'valid' and case['hebi'] == 'reject'
+    result = load(INVALID.parent / 'quirks' / case['file'])
+    assert any(w.code == 'HRDF_HEBI_DIFFERS' for w in result.warnings), result.warnings
+
+
+@pytest.mark.parametrize('name, mass', [('unary_plus.hrdf', 1.0),
+                                        ('unary_minus_after_times.hrdf', -2.0),
+                                        ('unary_minus_after_divide.hrdf', -2.0)])
+def test_unary_signs_as_the_grammar_says(name: str, mass: float) -> None:
+    result = load(INVALID.parent / 'quirks' / name)
+    inertial = result.tree.links['rigid_body_0'].inertial
+    if mass > 0:
+        assert inertial.mass == mass
+    else:  # a negative mass is read (HEBI would too) but kept out of the model, with a warning
+        assert inertial is None or inertial.mass == 0.0
+        assert any(w.code == 'HRDF_UNPHYSICAL_MASS' and str(mass) in w.message
+                   for w in result.warnings), result.warnings
+
+
+def test_rigid_body_output_attributes_are_the_outputs_defaults() -> None:
+    """The spec's own multi-output example and its comments: <output trans="1.5 0 0"/> 'defaults
+    to the Rx(pi) rotation', <output/> 'defaults to the Rx(pi) rotation and (0,0,0)
+    translation'; output_trans is likewise the default position of the outputs."""
+    import numpy as np
+    flip = np.diag([1.0, -1.0, -1.0])  # Rx(pi)
+    c, s = np.cos(np.pi / 4), np.sin(np.pi / 4)
+    quarter = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])  # Rx(pi/4)
+    poses = load(INVALID.parent / 'quirks' / 'rigid_body_output_rot_with_outputs.hrdf'
+                 ).tree.forward([])
+    for name, rotation, position in (('rigid_body_0/output', quarter, (0.5, 0, 0)),
+                                     ('rigid_body_0/output1', flip, (1.5, 0, 0)),
+                                     ('rigid_body_0/output2', flip, (0, 0, 0))):
+        assert np.allclose(poses[name][:3, :3], rotation, atol=1e-6), name
+        assert np.allclose(poses[name][:3, 3], position, atol=1e-12), name
+    poses = load(INVALID.parent / 'quirks' / 'rigid_body_output_trans_with_outputs.hrdf'
+                 ).tree.forward([])
+    assert np.allclose(poses['rigid_body_0/output'][:3, 3], (0.1, 0, 0))
+    assert np.allclose(poses['rigid_body_0/output1'][:3, 3], (0.1, 0, 0))
+    assert np.allclose(poses['rigid_body_0/output1'][:3, :3],
+                       [[np.cos(1), -np.sin(1), 0], [np.sin(1), np.cos(1), 0], [0, 0, 1]])
