@@ -164,3 +164,28 @@ def test_partial_joint_state_moves_only_its_dof(geared: Running) -> None:
     angle = 2 * np.arctan2(np.linalg.norm([rotation.x, rotation.y, rotation.z]), rotation.w)
     assert angle == pytest.approx(0.3, abs=1e-9)
     assert abs(rotation.y) == pytest.approx(np.sin(0.15), abs=1e-9)
+
+
+@pytest.mark.parametrize('name, words', [('include_cycle.hrdf', 'include cycle'),
+                                         ('two_actuators_in_a_row.hrdf', 'polarity'),
+                                         ('formula_2_pi.hrdf', 'missing operator')])
+def test_bad_hrdf_reload_is_refused_and_the_kit_keeps_being_served(arm: Running, name: str,
+                                                                    words: str) -> None:
+    """HEBI crashes (SIGSEGV) on the include cycle; the node answers with the sentence and
+    keeps serving the arm it had."""
+    from robot_formats_interfaces.srv import Reload
+
+    from hrdf_goldens import INVALID
+    arm.wait_latched()
+    before = arm.description.last.data
+    request = Reload.Request()
+    request.path = str(INVALID / name)
+    response = arm.ros.call(arm.reload, request, process=arm.process)
+    assert not response.success, response.message
+    assert words in response.message and '.hrdf:' in response.message, response.message
+    assert arm.process.alive()
+    data = json.loads(ARM_GOLDEN.read_text())
+    config = data['configurations'][1]
+    _compare(arm, _golden_dofs(data), config['q'], _golden_expectations(data, config),
+             f'after refusing {name}')
+    assert arm.description.last.data == before
