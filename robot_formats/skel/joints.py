@@ -19,7 +19,10 @@ from lxml import etree
 from ..errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
 from ..model import DOF_SUFFIXES, DofDynamics, Dynamics, JointType, Limits, Vec3
 from ..xmlsafe import attr_float, local_name, required_attr
-from .values import Ctx, child, children, number, require, transformation, vector
+from .rigid import Rigid
+from .values import Ctx, child, children, index, number, require, transformation, vector
+
+Kids = dict[str, etree._Element]  # an element's children by name (see values.index)
 
 __all__ = ['RawJoint', 'read_joint']
 
@@ -55,7 +58,7 @@ class RawJoint:
     kind: JointType
     parent: str
     child: str
-    t_cj: np.ndarray                    #: child body frame → joint frame
+    t_cj: Rigid                         #: child body frame → joint frame
     line: int | None
     axis: Vec3 = (1.0, 0.0, 0.0)
     axis2: Vec3 | None = None
@@ -72,31 +75,49 @@ class RawJoint:
         return len(DOF_SUFFIXES[self.kind])
 
 
-def _name_of(ctx: Ctx, element: etree._Element, tag: str, joint: str) -> str:
-    sub = require(ctx, element, tag, f'joint {joint!r}')
+def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str) -> str:
+    sub = kids.get(tag)
+    if sub is None:
+        require(ctx, element, tag, f'joint {joint!r}')  # raises
     text = (sub.text or '').strip()
     if not text:
         raise SchemaError(f'joint {joint!r} has an empty <{tag}>', ctx.file, sub.sourceline)
     return text
 
 
-def _unit(ctx: Ctx, element: etree._Element, joint: str) -> Vec3:
+def _unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[np.ndarray, float]:
     xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {joint!r}')
     values = vector(ctx, xyz_el)
     xyz, norm = np.asarray(values), math.hypot(*values)  # hypot: no overflow for huge values
     if norm < 1e-12:
         raise InvalidValueError(f'joint {joint!r} has a zero-length axis', ctx.file,
                                 xyz_el.sourceline)
-    return xyz, norm  # type: ignore[return-value]
+    return xyz, norm
 
 
-def _axes(ctx: Ctx, element: etree._Element, raw: RawJoint) -> None:
-    if raw.kind in (JointType.REVOLUTE, JointType.PRISMATIC, JointType.UNIVERSAL):
-        xyz, norm = _unit(ctx, require(ctx, element, 'axis', f'{raw.kind.value} joint '
-                                       f'{raw.name!r}'), raw.name)
-        # DART normalises 1-DoF axes but uses universal axes as written.
-        raw.axis = tuple(float(v) for v in (xyz if raw.kind is JointType.UNIVERSAL
-                                            else xyz / norm))  # type: ignore[assignment]
+def _axis_unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[float, float, float]:
+    """A 1-DoF joint's ``<axis><xyz>`` normalised, in plain floats (what ``_unit`` then a
+    division by the norm gives, without numpy for three numbers)."""
+    xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {joint!r}')
+    x, y, z = vector(ctx, xyz_el)
+    norm = math.hypot(x, y, z)  # hypot: no overflow for huge values
+    if norm < 1e-12:
+        raise InvalidValueError(f'joint {joint!r} has a zero-length axis', ctx.file,
+                                xyz_el.sourceline)
+    return (x / norm, y / norm, z / norm)
+
+
+def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint) -> None:
+    if raw.kind in (JointType.REVOLUTE, JointType.PRISMATIC):
+        axis = kids.get('axis')
+        if axis is None:
+            require(ctx, element, 'axis', f'{raw.kind.value} joint {raw.name!r}')  # raises
+        raw.axis = _axis_unit(ctx, axis, raw.name)  # DART normalises 1-DoF axes
+    if raw.kind is JointType.UNIVERSAL:
+        xyz, _ = _unit(ctx, require(ctx, element, 'axis', f'{raw.kind.value} joint '
+                                    f'{raw.name!r}'), raw.name)
+        # DART uses universal axes as written.
+        raw.axis = tuple(float(v) for v in xyz)  # type: ignore[assignment]
     if raw.kind is JointType.UNIVERSAL:
         xyz, _ = _unit(ctx, require(ctx, element, 'axis2', f'universal joint {raw.name!r}'),
                        raw.name)
@@ -132,22 +153,23 @@ def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
     return tuple(map(float, t1)), tuple(map(float, t2))  # type: ignore[return-value]
 
 
-def _limits_and_dynamics(ctx: Ctx, element: etree._Element, raw: RawJoint) -> None:
+def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint) -> None:
     """Per-DoF position limits, dynamics, bounds, initial positions and velocities.
 
     Sources in DART's order of precedence: ``<axis*>`` (only for the kinds DART reads them
     for, see :data:`_AXES_READ`), then ``<init_pos>``/``<init_vel>``, then ``<dof>`` elements,
     which override entries of both."""
     dofs = [_DofValues() for _ in range(raw.dofs)]
-    for index, tag in enumerate(_AXIS_TAGS[:_AXES_READ.get(raw.kind, 0)]):
-        axis = child(element, tag)
+    for slot, tag in enumerate(_AXIS_TAGS[:_AXES_READ.get(raw.kind, 0)]):
+        axis = kids.get(tag)
         if axis is not None:
-            _axis_values(ctx, axis, dofs[index])
-    raw.initial = _initial_vector(ctx, element, 'init_pos', raw)
-    raw.velocities = _initial_vector(ctx, element, 'init_vel', raw)
-    for dof in children(element, 'dof'):
-        index = _dof_index(ctx, dof, raw)
-        _dof_values(ctx, dof, dofs[index], raw, index)
+            _axis_values(ctx, axis, dofs[slot])
+    raw.initial = _initial_vector(ctx, kids.get('init_pos'), 'init_pos', raw)
+    raw.velocities = _initial_vector(ctx, kids.get('init_vel'), 'init_vel', raw)
+    if 'dof' in kids:
+        for dof in children(element, 'dof'):
+            slot = _dof_index(ctx, dof, raw)
+            _dof_values(ctx, dof, dofs[slot], raw, slot)
     for values in dofs:
         if values.position[0] > values.position[1]:
             raise InvalidValueError(f'joint {raw.name!r}: lower limit {values.position[0]} is '
@@ -203,10 +225,10 @@ def _axis_values(ctx: Ctx, axis: etree._Element, values: _DofValues) -> None:
                 setattr(values, attribute + '_stated', True)
 
 
-def _initial_vector(ctx: Ctx, element: etree._Element, tag: str, raw: RawJoint) -> list[float]:
+def _initial_vector(ctx: Ctx, sub: etree._Element | None, tag: str, raw: RawJoint
+                    ) -> list[float]:
     """``<init_pos>``/``<init_vel>``: exactly one value per DoF (DART reads garbage past a short
     vector and silently drops extra values; both are mistakes in the file)."""
-    sub = child(element, tag)
     if sub is None:
         return [0.0] * raw.dofs
     values = vector(ctx, sub, None) if (sub.text or '').strip() else ()
@@ -261,12 +283,13 @@ def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint:
     if kind is None:
         raise SchemaError(f'joint {name!r} has unknown type {type_name!r} (SKEL joint types: '
                           f'{", ".join(_KINDS)})', ctx.file, element.sourceline)
-    raw = RawJoint(name, kind, _name_of(ctx, element, 'parent', name),
-                   _name_of(ctx, element, 'child', name),
-                   transformation(ctx, child(element, 'transformation')), element.sourceline)
+    kids = index(element)
+    raw = RawJoint(name, kind, _name_of(ctx, element, kids, 'parent', name),
+                   _name_of(ctx, element, kids, 'child', name),
+                   transformation(ctx, kids.get('transformation')), element.sourceline)
     raw.actuator = _actuator(ctx, element, name)
-    _axes(ctx, element, raw)
-    _limits_and_dynamics(ctx, element, raw)
+    _axes(ctx, element, kids, raw)
+    _limits_and_dynamics(ctx, element, kids, raw)
     return raw
 
 

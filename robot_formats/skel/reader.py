@@ -28,19 +28,18 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
 from lxml import etree
 
 from ..errors import (CycleError, Diagnostic, DuplicateNameError, InvalidValueError,
                       ReferenceError, SchemaError, StructureError)
 from ..model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType, Link, Material,
                      Model, Pose, Scene, SoftBody, Vec3, Visual, dof_names)
-from ..transforms import invert, matrix_to_pose
 from ..xmlsafe import local_name, read_xml, required_attr
 from .joints import RawJoint, read_joint
+from .rigid import Rigid, compose, inverse, to_pose
 from .shapes import mesh_bounds, read_geometry, shape_inertia, shape_volume, soft_body
-from .values import (IDENTITY, Ctx, boolean, child, children, number, require, transformation,
-                     vector)
+from .values import (IDENTITY, Ctx, boolean, child, children, index, number, require,
+                     transformation, vector)
 
 __all__ = ['read_skel', 'parse_skel_element']
 
@@ -100,19 +99,22 @@ def _physics(ctx: Ctx, world: etree._Element) -> dict[str, object]:
 
 # --- bodies ---------------------------------------------------------------------------------------
 
-def _body(ctx: Ctx, element: etree._Element, name: str) -> Link:
+def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._Element]
+          ) -> Link:
+    """One ``<body>``; ``kids`` is its :func:`~.values.index`."""
     visuals: list[Visual] = []
     collisions: list[Collision] = []
-    solids: list[tuple[object, np.ndarray]] = []  # (inertia geometry, placement), DART order
+    solids: list[tuple[object, Rigid]] = []  # (inertia geometry, placement), DART order
     soft: SoftBody | None = None
-    for holder in element:
-        tag = local_name(holder)
-        if tag not in ('visualization_shape', 'collision_shape', 'soft_shape'):
-            continue
-        frame = transformation(ctx, child(holder, 'transformation'))
-        frame_pose = Pose() if frame is IDENTITY else matrix_to_pose(frame)
-        material = _material(ctx, holder)
-        pieces, proxy = read_geometry(ctx, holder, tag == 'soft_shape')
+    for holder in element.iterchildren(*_SHAPE_HOLDERS):
+        tag = holder.tag
+        if '}' in tag:
+            tag = tag.rpartition('}')[2]
+        parts = index(holder)
+        frame = transformation(ctx, parts.get('transformation'))
+        frame_pose = to_pose(frame)
+        material = _material(ctx, parts.get('color'))
+        pieces, proxy = read_geometry(ctx, holder, tag == 'soft_shape', parts)
         if tag != 'soft_shape':
             solids.append((proxy, frame))
         elif soft is None:
@@ -121,23 +123,25 @@ def _body(ctx: Ctx, element: etree._Element, name: str) -> Link:
             raise SchemaError(f'body {name!r} has a second <soft_shape> (DART builds one soft '
                               'skin per body)', ctx.file, holder.sourceline)
         for geometry, offset in pieces:
-            origin = frame_pose if offset is IDENTITY else matrix_to_pose(frame @ offset)
+            origin = frame_pose if offset is IDENTITY else to_pose(compose(frame, offset))
             if tag != 'collision_shape':
                 visuals.append(Visual(geometry, origin, material=material))
             if tag != 'visualization_shape':
                 collisions.append(Collision(geometry, origin))
-    return Link(name, _inertial(ctx, element, name, solids), tuple(visuals),
-                tuple(collisions), element.sourceline, _flag(ctx, element, 'gravity', True),
-                _flag(ctx, element, 'self_collide', None), soft)
+    return Link(name, _inertial(ctx, kids.get('inertia'), name, solids), tuple(visuals),
+                tuple(collisions), element.sourceline, _flag(ctx, kids.get('gravity'), True),
+                _flag(ctx, kids.get('self_collide'), None), soft)
 
 
-def _flag(ctx: Ctx, element: etree._Element, tag: str, default: bool | None) -> bool | None:
-    sub = child(element, tag)
+#: The shape elements of a body, in any or no namespace (document order is kept).
+_SHAPE_HOLDERS = ('{*}visualization_shape', '{*}collision_shape', '{*}soft_shape')
+
+
+def _flag(ctx: Ctx, sub: etree._Element | None, default: bool | None) -> bool | None:
     return default if sub is None else boolean(ctx, sub)
 
 
-def _material(ctx: Ctx, holder: etree._Element) -> Material | None:
-    color = child(holder, 'color')
+def _material(ctx: Ctx, color: etree._Element | None) -> Material | None:
     if color is None:
         return None
     rgb = vector(ctx, color, None)
@@ -146,17 +150,22 @@ def _material(ctx: Ctx, holder: etree._Element) -> Material | None:
     return Material(rgba=(*rgb, 1.0) if len(rgb) == 3 else rgb)  # type: ignore[arg-type]
 
 
-def _inertial(ctx: Ctx, body: etree._Element, name: str,
-              solids: list[tuple[object, np.ndarray]]) -> Inertial:
-    element = child(body, 'inertia')
+def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
+              solids: list[tuple[object, Rigid]]) -> Inertial:
     if element is None:
         return Inertial(1.0, Pose(), (1.0, 0.0, 0.0, 1.0, 0.0, 1.0))
-    mass = number(ctx, require(ctx, element, 'mass', f'<inertia> of body {name!r}'))
-    offset_el = child(element, 'offset')
+    parts = index(element)
+    mass_el = parts.get('mass')
+    if mass_el is None:
+        require(ctx, element, 'mass', f'<inertia> of body {name!r}')  # raises
+    mass = number(ctx, mass_el)
+    offset_el = parts.get('offset')
     com = vector(ctx, offset_el) if offset_el is not None else (0.0, 0.0, 0.0)
-    moments = child(element, 'moment_of_inertia')
+    moments = parts.get('moment_of_inertia')
     if moments is not None:
-        inertia = tuple(number(ctx, require(ctx, moments, key)) for key in _MOMENTS)
+        values = index(moments)
+        inertia = tuple(number(ctx, values[key] if key in values else require(ctx, moments, key))
+                        for key in _MOMENTS)
     else:
         inertia = _composite_inertia(solids, mass, com, ctx.meshes)
         if inertia is None:
@@ -174,7 +183,8 @@ def _inertial(ctx: Ctx, body: etree._Element, name: str,
 # --- skeletons ------------------------------------------------------------------------------------
 
 def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
-    frame = transformation(ctx, child(element, 'transformation'))
+    kids = index(element)
+    frame = transformation(ctx, kids.get('transformation'))
     bodies: dict[str, etree._Element] = {}
     for body in children(element, 'body'):
         body_name = required_attr(body, 'name', ctx.file)
@@ -184,22 +194,23 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
                                      ctx.file, body.sourceline)
         bodies[body_name] = body
     by_child = _joints_by_child(ctx, element, bodies)
-    poses = {b: frame @ transformation(ctx, child(e, 'transformation'))
-             for b, e in bodies.items()}
+    body_kids = {b: index(e) for b, e in bodies.items()}
+    poses = {b: compose(frame, transformation(ctx, body_kids[b].get('transformation')))
+             for b in bodies}
     order = _creation_order(ctx, by_child)
     used = {end for j in order for end in (j.parent, j.child)} - {WORLD}
-    links = tuple(_body(ctx, bodies[b], b) for b in bodies if b in used)
+    links = tuple(_body(ctx, bodies[b], b, body_kids[b]) for b in bodies if b in used)
     joint_names: set[str] = set()
     joints = tuple(_place(j, poses, joint_names) for j in order)
     names = [dof_names(joint) for joint in joints]
     initial = {dof: v for j, dofs in zip(order, names) for dof, v in zip(dofs, j.initial)}
     velocities = {dof: v for j, dofs in zip(order, names) for dof, v in zip(dofs, j.velocities)}
-    return Model(name, links, joints, static=not _mobile(ctx, element),
+    return Model(name, links, joints, static=not _mobile(ctx, kids),
                  initial_positions=initial, source=ctx.file, initial_velocities=velocities)
 
 
-def _mobile(ctx: Ctx, skeleton: etree._Element) -> bool:
-    mobile, immobile = child(skeleton, 'mobile'), child(skeleton, 'immobile')
+def _mobile(ctx: Ctx, kids: dict[str, etree._Element]) -> bool:
+    mobile, immobile = kids.get('mobile'), kids.get('immobile')
     if mobile is not None:
         return boolean(ctx, mobile)
     return not boolean(ctx, immobile) if immobile is not None else True
@@ -254,21 +265,20 @@ def _creation_order(ctx: Ctx, by_child: dict[str, RawJoint]) -> list[RawJoint]:
     return order
 
 
-def _place(raw: RawJoint, poses: dict[str, np.ndarray], names: set[str]) -> Joint:
+def _place(raw: RawJoint, poses: dict[str, Rigid], names: set[str]) -> Joint:
     """The model joint: ``X_PJ = B_parent⁻¹ · B_child · X_CJ`` (B_world = I)."""
     origin = poses[raw.child]
     if raw.parent != WORLD:
-        origin = invert(poses[raw.parent]) @ origin
+        origin = compose(inverse(poses[raw.parent]), origin)
     if raw.t_cj is not IDENTITY:
-        origin = origin @ raw.t_cj
-    offset = Pose() if raw.t_cj is IDENTITY else matrix_to_pose(raw.t_cj)
+        origin = compose(origin, raw.t_cj)
     return Joint(_unique(raw.name, names), raw.kind, raw.parent, raw.child,
-                 matrix_to_pose(origin), raw.axis, raw.axis2, offset,
-                 tuple(raw.limits), raw.dynamics, axis_order=raw.axis_order, line=raw.line,
+                 to_pose(origin), raw.axis, raw.axis2, to_pose(raw.t_cj), tuple(raw.limits),
+                 raw.dynamics, axis_order=raw.axis_order, line=raw.line,
                  actuator=raw.actuator, dof_dynamics=tuple(raw.dof_dynamics))
 
 
-def _composite_inertia(solids: list[tuple[object, np.ndarray]], mass: float, com: Vec3,
+def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec3,
                        meshes: dict) -> tuple[float, ...] | None:
     """Inertia (ixx, ixy, ixz, iyy, iyz, izz) about the COM of all (non-soft) shapes as one
     solid of ``mass``, the mass shared by volume (what DART 6.20 does when

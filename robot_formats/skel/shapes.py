@@ -28,10 +28,10 @@ from lxml import etree
 from ..errors import InvalidValueError, SchemaError
 from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Pose,
                      SoftBody, Sphere, Vec3)
-from ..transforms import translation
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
-from .values import IDENTITY, Ctx, child, children, number, require, vector
+from .rigid import IDENTITY, Rigid, translation
+from .values import Ctx, child, children, index, number, require, vector
 
 __all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
            'MeshBounds', 'MultiSphere', 'soft_body']
@@ -75,24 +75,29 @@ def _size(ctx: Ctx, element: etree._Element) -> tuple[float, float, float]:
     return size  # type: ignore[return-value]
 
 
-def read_geometry(ctx: Ctx, holder: etree._Element, soft: bool = False
-                  ) -> tuple[list[tuple[Geometry, np.ndarray]], object]:
+def read_geometry(ctx: Ctx, holder: etree._Element, soft: bool = False,
+                  parts: dict[str, etree._Element] | None = None
+                  ) -> tuple[list[tuple[Geometry, Rigid]], object]:
     """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>``:
     (geometry, offset in the shape frame) pairs, several for a multi-sphere, and the geometry
     DART computes the shape's inertia from (a :class:`MultiSphere` for a multi-sphere)."""
-    pieces, kind = _read_pieces(ctx, holder, soft)
+    pieces, kind = _read_pieces(ctx, holder, soft, index(holder) if parts is None else parts)
     if kind != 'multi_sphere':
         return pieces, pieces[0][0]
-    low = np.min([o[:3, 3] - g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
-    high = np.max([o[:3, 3] + g.radius for g, o in pieces], axis=0)  # type: ignore[union-attr]
-    return pieces, MultiSphere(tuple(float(v) for v in high - low))  # type: ignore
+    extents = tuple(max(o[axis] + g.radius for g, o in pieces)  # type: ignore[union-attr]
+                    - min(o[axis] - g.radius for g, o in pieces)  # type: ignore[union-attr]
+                    for axis in (9, 10, 11))  # the translation's x, y, z
+    return pieces, MultiSphere(extents)  # type: ignore[arg-type]
 
 
-def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool
-                 ) -> tuple[list[tuple[Geometry, np.ndarray]], str]:
-    """The (geometry, offset) pairs and the shape's tag."""
-    geometry = require(ctx, holder, 'geometry')
-    shapes = [sub for sub in geometry if isinstance(sub.tag, str)]
+def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
+                 parts: dict[str, etree._Element]
+                 ) -> tuple[list[tuple[Geometry, Rigid]], str]:
+    """The (geometry, offset) pairs and the shape's tag (``parts``: the holder's index)."""
+    geometry = parts.get('geometry')
+    if geometry is None:
+        require(ctx, holder, 'geometry')  # raises
+    shapes = list(geometry.iterchildren(etree.Element))
     if len(shapes) != 1:
         raise SchemaError(f'<geometry> must hold exactly one shape, found {len(shapes)}',
                           ctx.file, geometry.sourceline)
@@ -137,14 +142,14 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool
         out = []
         for sphere in spheres:
             position = child(sphere, 'position')
-            offset = translation(vector(ctx, position)) if position is not None else IDENTITY
+            offset = translation(*vector(ctx, position)) if position is not None else IDENTITY
             out.append((Sphere(_positive(ctx, sphere, 'radius')), offset))
         return out, kind
     raise SchemaError(f'unknown shape <{kind}> (SKEL shapes: box, ellipsoid, sphere, cylinder, '
                       'capsule, cone, plane, mesh, multi_sphere)', ctx.file, shape.sourceline)
 
 
-def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, np.ndarray]:
+def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, Rigid]:
     normal_el = require(ctx, shape, 'normal')
     values = vector(ctx, normal_el)
     normal, norm = np.asarray(values), math.hypot(*values)
@@ -158,10 +163,11 @@ def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, np.ndarray]:
         offset = float(normal @ np.asarray(vector(ctx, point_el)))
     else:
         offset = 0.0
-    return Plane(tuple(float(v) for v in normal)), translation(normal * offset)  # type: ignore
+    return (Plane(tuple(float(v) for v in normal)),  # type: ignore[arg-type]
+            translation(*(float(v) for v in normal * offset)))
 
 
-def shape_inertia(geometry: Geometry, mass: float, placement: np.ndarray, com: Vec3
+def shape_inertia(geometry: Geometry, mass: float, placement: Rigid, com: Vec3
                   ) -> tuple[float, float, float, float, float, float] | None:
     """Inertia (ixx, ixy, ixz, iyy, iyz, izz) about the body's centre of mass ``com`` of a
     solid shape of ``mass`` placed at ``placement`` (4×4, body frame), as DART computes it when
@@ -173,7 +179,7 @@ def shape_inertia(geometry: Geometry, mass: float, placement: np.ndarray, com: V
     if principal is None:
         return None
     a, b, c = principal
-    (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz), _ = placement.tolist()
+    r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = placement
     dx, dy, dz = px - com[0], py - com[1], pz - com[2]
     dd = dx * dx + dy * dy + dz * dz
     return (a * r00 * r00 + b * r01 * r01 + c * r02 * r02 + mass * (dd - dx * dx),

@@ -13,20 +13,14 @@ import math
 from pathlib import Path
 from typing import Iterator
 
-import numpy as np
 from lxml import etree
 
 from ..errors import InvalidValueError, SchemaError
 from ..xmlsafe import floats, local_name
+from .rigid import IDENTITY, Rigid, from_xyz_euler
 
-__all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'require', 'number', 'vector',
+__all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'index', 'require', 'number', 'vector',
            'transformation', 'boolean']
-
-
-#: The identity transform, shared and read-only: what an absent ``<transformation>`` means, so
-#: callers can skip work with ``matrix is IDENTITY``.
-IDENTITY = np.eye(4)
-IDENTITY.flags.writeable = False
 
 
 class Ctx:
@@ -56,6 +50,20 @@ def child(element: etree._Element, tag: str) -> etree._Element | None:
     return None
 
 
+def index(element: etree._Element) -> dict[str, etree._Element]:
+    """Each child element's local name → the first child of that name, in one pass over the
+    children (what :func:`child` returns, for elements asked about several tags: a dict lookup
+    per tag instead of a scan per tag)."""
+    kids: dict[str, etree._Element] = {}
+    for sub in element.iterchildren(etree.Element):
+        tag = sub.tag
+        if '}' in tag:
+            tag = tag.rpartition('}')[2]
+        if tag not in kids:
+            kids[tag] = sub
+    return kids
+
+
 def children(element: etree._Element, tag: str) -> Iterator[etree._Element]:
     """The child elements named ``tag`` in any or no namespace, in document order."""
     return element.iterchildren('{*}' + tag)
@@ -73,7 +81,14 @@ def require(ctx: Ctx, element: etree._Element, tag: str, what: str = '') -> etre
 
 def number(ctx: Ctx, element: etree._Element, allow_inf: bool = False) -> float:
     """The element's text as one finite float (``inf``/``-inf`` too when ``allow_inf``)."""
-    text = (element.text or '').strip()
+    text = element.text
+    try:  # fast path: one well-formed finite number
+        value = float(text)  # type: ignore[arg-type]
+        if value - value == 0.0 and '_' not in text:  # type: ignore[operator]
+            return value
+    except (TypeError, ValueError):
+        pass
+    text = (text or '').strip()
     if allow_inf and text.lower() in ('inf', '+inf', '-inf', 'infinity', '-infinity'):
         return -math.inf if text.startswith('-') else math.inf
     return vector(ctx, element, 1)[0]
@@ -105,19 +120,12 @@ def boolean(ctx: Ctx, element: etree._Element) -> bool:
                             ctx.file, element.sourceline)
 
 
-def transformation(ctx: Ctx, element: etree._Element | None) -> np.ndarray:
-    """``x y z rx ry rz`` → 4×4 with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler);
-    :data:`IDENTITY` (read-only) if None or all zeros."""
+def transformation(ctx: Ctx, element: etree._Element | None) -> Rigid:
+    """``x y z rx ry rz`` → the transform with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler);
+    the shared :data:`~.rigid.IDENTITY` if None or all zeros."""
     if element is None:
         return IDENTITY
     values = vector(ctx, element, 6)
     if not any(values):  # written out as zeros: the identity too (common in DART's files)
         return IDENTITY
-    x, y, z, rx, ry, rz = values
-    cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
-    cz, sz = math.cos(rz), math.sin(rz)
-    # Rx(rx) · Ry(ry) · Rz(rz), multiplied out
-    return np.array([[cy * cz, -cy * sz, sy, x],
-                     [cx * sz + sx * sy * cz, cx * cz - sx * sy * sz, -sx * cy, y],
-                     [sx * sz - cx * sy * cz, sx * cz + cx * sy * sz, cx * cy, z],
-                     [0.0, 0.0, 0.0, 1.0]])
+    return from_xyz_euler(*values)

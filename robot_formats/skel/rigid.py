@@ -1,0 +1,92 @@
+"""Rigid transforms of the SKEL reader as flat tuples of plain floats.
+
+A SKEL world needs a handful of transforms per body (its frame, its shapes, its joint), each
+built once and used in one or two products. numpy pays a few microseconds of call overhead per
+4×4 operation, more than the arithmetic itself, so here a transform is the tuple
+``(r00, r01, r02, r10, r11, r12, r20, r21, r22, x, y, z)`` (rotation row by row, then the
+translation) and the few operations the reader needs are written out. The results are the same
+products and the same quaternion formula as :mod:`robot_formats.transforms` (up to the rounding
+order of a sum).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..model import Pose
+
+__all__ = ['Rigid', 'IDENTITY', 'IDENTITY_POSE', 'from_xyz_euler', 'translation', 'compose',
+           'inverse', 'to_pose', 'origin']
+
+Rigid = tuple[float, float, float, float, float, float, float, float, float, float, float, float]
+
+#: The identity, shared: callers skip work with ``transform is IDENTITY``.
+IDENTITY: Rigid = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+IDENTITY_POSE = Pose()
+
+
+def from_xyz_euler(x: float, y: float, z: float, rx: float, ry: float, rz: float) -> Rigid:
+    """Translation (x, y, z) and rotation Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler)."""
+    cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
+    cz, sz = math.cos(rz), math.sin(rz)
+    return (cy * cz, -cy * sz, sy,
+            cx * sz + sx * sy * cz, cx * cz - sx * sy * sz, -sx * cy,
+            sx * sz - cx * sy * cz, sx * cz + cx * sy * sz, cx * cy,
+            x, y, z)
+
+
+def translation(x: float, y: float, z: float) -> Rigid:
+    return (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, x, y, z)
+
+
+def compose(a: Rigid, b: Rigid) -> Rigid:
+    """``a · b``."""
+    a00, a01, a02, a10, a11, a12, a20, a21, a22, ax, ay, az = a
+    b00, b01, b02, b10, b11, b12, b20, b21, b22, bx, by, bz = b
+    return (a00 * b00 + a01 * b10 + a02 * b20, a00 * b01 + a01 * b11 + a02 * b21,
+            a00 * b02 + a01 * b12 + a02 * b22,
+            a10 * b00 + a11 * b10 + a12 * b20, a10 * b01 + a11 * b11 + a12 * b21,
+            a10 * b02 + a11 * b12 + a12 * b22,
+            a20 * b00 + a21 * b10 + a22 * b20, a20 * b01 + a21 * b11 + a22 * b21,
+            a20 * b02 + a21 * b12 + a22 * b22,
+            a00 * bx + a01 * by + a02 * bz + ax, a10 * bx + a11 * by + a12 * bz + ay,
+            a20 * bx + a21 * by + a22 * bz + az)
+
+
+def inverse(a: Rigid) -> Rigid:
+    """``a⁻¹`` of a rigid transform: (Rᵀ, −Rᵀ·p)."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22, x, y, z = a
+    return (r00, r10, r20, r01, r11, r21, r02, r12, r22,
+            -(r00 * x + r10 * y + r20 * z), -(r01 * x + r11 * y + r21 * z),
+            -(r02 * x + r12 * y + r22 * z))
+
+
+def origin(a: Rigid) -> tuple[float, float, float]:
+    """The translation part."""
+    return (a[9], a[10], a[11])
+
+
+def to_pose(a: Rigid) -> Pose:
+    """The model :class:`Pose` (quaternion with w >= 0, Shepperd's method as
+    :func:`robot_formats.transforms.rotation_to_quat`)."""
+    if a is IDENTITY:
+        return IDENTITY_POSE
+    m00, m01, m02, m10, m11, m12, m20, m21, m22, x, y, z = a
+    trace = m00 + m11 + m22
+    largest = max(trace, m00, m11, m22)
+    if largest == trace:
+        s = math.sqrt(max(1.0 + trace, 1e-300)) * 2.0
+        qw, qx, qy, qz = s * 0.25, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
+    elif largest == m00:
+        s = math.sqrt(max(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
+        qw, qx, qy, qz = (m21 - m12) / s, s * 0.25, (m01 + m10) / s, (m02 + m20) / s
+    elif largest == m11:
+        s = math.sqrt(max(1.0 + m11 - m00 - m22, 1e-300)) * 2.0
+        qw, qx, qy, qz = (m02 - m20) / s, (m01 + m10) / s, s * 0.25, (m12 + m21) / s
+    else:
+        s = math.sqrt(max(1.0 + m22 - m00 - m11, 1e-300)) * 2.0
+        qw, qx, qy, qz = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, s * 0.25
+    norm = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    if qw < 0:
+        norm = -norm
+    return Pose((x, y, z), (qx / norm, qy / norm, qz / norm, qw / norm))
