@@ -144,6 +144,9 @@ class Attrs:
                 raise self.invalid(name, text, f'{part!r} is not a number (the 9 matrix '
                                    'entries must be plain numbers, not formulas)')
         matrix = np.array([float(p) for p in parts]).reshape(3, 3)
+        if not np.all(np.isfinite(matrix)):  # (NaN would also pass the checks below and hang
+            raise self.invalid(name, text, 'not a rotation matrix: an entry is infinite or '
+                               'not a number')  # LAPACK's SVD: found by fuzzing)
         deviation = float(np.max(np.abs(matrix @ matrix.T - np.eye(3))))
         if deviation > ROTATION_TOLERANCE:
             raise self.invalid(name, text, f'not a rotation matrix: its rows are not '
@@ -189,6 +192,9 @@ class Attrs:
                 raise self.invalid(name, text, f'R{axis}(...): {err.reason} at character '
                                    f'{i + 4 + err.position}') from None
             self._quirks(name, quirks)
+            if not math.isfinite(angle):
+                raise self.invalid(name, text, f'R{axis}(...): the angle {inner.strip()!r} is '
+                                   f'{angle} (a rotation needs a finite angle)')
             result = result @ rotation_about(axis, angle)
             i = close + 1
             expect_term = False

@@ -195,3 +195,15 @@ def test_enums_ignore_case_with_a_warning() -> None:
     assert attrs.enum('type', ('X5-1', 'X5-4')) == 'X5-1'
     assert len(warnings) == 1
     assert attrs.enum('type', ('X8-3',)) is None
+
+
+@pytest.mark.parametrize('text', ['1 0 0 0 1 0 0 0 1e309', 'nan 0 0 0 1 0 0 0 1',
+                                  '0 0 1 1e309 1 0 -1 0 0', 'Rx(1/0)', 'Ry(-1/0)*Rz(1)',
+                                  'Rz(1e308*10)'])
+def test_non_finite_rotations_are_errors(text: str) -> None:
+    """Found by fuzzing: a NaN matrix passed the orthonormality test and hung LAPACK's SVD, and
+    Rx(inf) raised ValueError from math.cos. HEBI refuses the matrices too; for Rx(1/0) it gives
+    NaN frames, which no URDF or TF can carry: an error here (docs/hrdf.md)."""
+    attrs, _ = _attrs(output_rot=text)
+    with pytest.raises(InvalidValueError, match='infinite|finite|not a number'):
+        attrs.rotation('output_rot')
