@@ -286,6 +286,10 @@ def client_process(rate: float, seconds: float, offset: int) -> dict:
                 break
             next_send = start + sent * period if sending else now + 0.01
             executor.spin_once(timeout_sec=max(0.0, min(next_send - now, 0.01)))
+        timed_out = sum(1 for f in failures if f.endswith(f'within {ANSWER_TIMEOUT:g} s'))
+        deadline = time.monotonic() + 5.0  # done-callbacks of the last answers run as tasks
+        while len(latencies) + timed_out < sent and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.01)
         elapsed = time.monotonic() - start
         executor.shutdown()
         node.destroy_node()
