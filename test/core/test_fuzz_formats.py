@@ -1,6 +1,7 @@
 """Nothing may crash the process: seeded mutation fuzzing of real files of every format.
 
-Seeds are real documents: the shared corpus (URDF, SDFormat, SKEL, HRDF) and the bundled
+Seeds are real documents: the shared corpus (URDF, SDFormat, SKEL, HRDF), random HRDF kits of
+test/hrdf/kit_generator.py, and the bundled
 examples (TMP problems with their configuration-mapping YAML, XMDI motions and servo-mapping
 YAML, and one of each other format). Each is copied, with its
 neighbours (includes, meshes, models), into a temporary tree, and mutants are written next to
@@ -75,6 +76,7 @@ def seed_files(copy_root: Path) -> dict[str, list[Path]]:
         + [examples / 'hrdf' / 'hebi_arm.hrdf'],
         'tmp': sorted(examples.joinpath('tmp').glob('*.xml')),
         'xmdi': sorted(examples.joinpath('xmdi').glob('*.xmdi')),
+        'hrdf-kits': sorted(copy_root.joinpath('kits').rglob('kit.hrdf')),
         'tmp-mapping': sorted(examples.joinpath('tmp').glob('*.mapping.yaml')),
         'servo-map': sorted(examples.joinpath('xmdi').glob('*.map.yaml')),
     }
@@ -87,7 +89,7 @@ ATTRIBUTE = re.compile(rb'\s[\w:.-]+\s*=\s*("[^"]*"|\'[^\']*\')')
 BAD_NUMBERS = [b'nan', b'NaN', b'inf', b'-inf', b'1e309', b'-1e309', b'1e-320', b'0', b'-0',
                b'99999999999999999999999999', b'1.2.3', b'0x10', b'1e', b'--1', b'', b' ',
                b'.', b'1/0', b'pi', b'1e100000', b'-', b'+', b'0.0.', b'2147483648',
-               b'-9223372036854775809', b'1,5', b'\xc2\xbd']
+               b'-9223372036854775809', b'1,5', b'\xc2\xbd', b'0/0', b'-1/0', b'1e308*10']
 WILD_VALUES = [b'', b' ', b'x' * 5000, 'ñ日本\u202e'.encode(), b'../' * 40 + b'x',
                b'/dev/zero', b'/etc/passwd', b'http://127.0.0.1:9/x', b'package://nowhere/x',
                b'file:///nonexistent', b'%s%n', b'0 0', b'1 2 3 4 5 6 7 8 9 10', b'true', b'-1']
@@ -374,7 +376,24 @@ def copies(tmp_path_factory) -> Path:
     for name in ('sdformat', 'skel', 'hrdf'):  # URDF seeds live in sdformat/
         shutil.copytree(SHARED / name, root / 'corpus' / name)
     shutil.copytree(EXAMPLES, root / 'examples')
+    _write_random_kits(root / 'kits')
     return root
+
+
+def _write_random_kits(folder: Path, count: int = 21) -> None:
+    """HRDF kits from test/hrdf/kit_generator.py (every element kind, all versions, formulas,
+    rotations, includes): denser in formulas and rotations than the corpus kits, where the
+    corpus fuzzing found nothing but these found a hang and a crash."""
+    sys.path.insert(0, str(ROOT / 'test' / 'hrdf'))
+    try:
+        from kit_generator import generate
+    finally:
+        sys.path.pop(0)
+    versions = ['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']
+    for seed in range(count):
+        kit_dir = folder / f'k{seed}'
+        kit_dir.mkdir(parents=True)
+        generate(seed, versions[seed % 7], seed % 3 == 0).write(kit_dir, 'kit.hrdf')
 
 
 @pytest.fixture(scope='module')
@@ -403,8 +422,8 @@ def _problem(path: Path, answer: dict) -> str | None:
             f'{answer.get("traceback", "")}')
 
 
-@pytest.mark.parametrize('fmt', ['urdf', 'sdf', 'skel', 'hrdf', 'tmp', 'xmdi', 'tmp-mapping',
-                                 'servo-map'])
+@pytest.mark.parametrize('fmt', ['urdf', 'sdf', 'skel', 'hrdf', 'hrdf-kits', 'tmp', 'xmdi',
+                                 'tmp-mapping', 'servo-map'])
 def test_mutants_are_read_or_refused_never_crash(fmt: str, copies: Path, worker: Worker,
                                                  outcomes: dict) -> None:
     kind = fmt if fmt in ('tmp-mapping', 'servo-map') else 'document'
@@ -413,7 +432,8 @@ def test_mutants_are_read_or_refused_never_crash(fmt: str, copies: Path, worker:
     for seed in seeds:  # the unmutated seeds are read (else the fuzzing proves nothing)
         assert worker.classify(seed, kind)['outcome'] != 'crash', seed
     problems, results = [], []
-    count = MUTANTS_PER_FORMAT if kind == 'document' else MUTANTS_PER_FORMAT // 3
+    count = {'document': MUTANTS_PER_FORMAT, 'hrdf-kits': 2 * MUTANTS_PER_FORMAT}.get(
+        fmt if fmt == 'hrdf-kits' else kind, MUTANTS_PER_FORMAT // 3)
     for path, mutation in mutants(fmt, seeds, count):
         answer = worker.classify(path, kind)
         results.append((path, answer))
