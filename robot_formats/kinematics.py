@@ -13,7 +13,7 @@ document order, each joint's coordinates contiguous).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -27,6 +27,18 @@ __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
+    """``dataclasses.replace`` for the model's dataclasses (every field an init field), without
+    its per-call field introspection: scoping a world's members copies every link and joint of
+    every load, and the standard function costs about twice the construction itself."""
+    cls = type(obj)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return cls(*[changes[name] if name in changes else getattr(obj, name) for name in names])
 
 
 def scoped(prefix: str, name: str) -> str:
@@ -157,17 +169,17 @@ class KinematicTree:
         for link in model.links:
             name = scoped(prefix, link.name)
             self._claim(name, link.line, model.source)
-            self.links[name] = link if name == link.name else replace(link, name=name)
+            self.links[name] = link if name == link.name else _replace(link, name=name)
         for frame in model.frames:  # one copy per member: scoped name and references at once
             name = scoped(prefix, frame.name)
             self._claim(name, frame.line, model.source)
-            self.frames[name] = frame if not prefix else replace(
+            self.frames[name] = frame if not prefix else _replace(
                 frame, name=name, attached_to=scoped(prefix, frame.attached_to))
         for joint in model.joints:
             if prefix:
-                mimic = joint.mimic and replace(joint.mimic,
+                mimic = joint.mimic and _replace(joint.mimic,
                                                 joint=scoped(prefix, joint.mimic.joint))
-                joint = replace(joint, name=scoped(prefix, joint.name),
+                joint = _replace(joint, name=scoped(prefix, joint.name),
                                 parent=scoped(prefix, joint.parent),
                                 child=scoped(prefix, joint.child), mimic=mimic)
             self._add_joint(joint, '', model.source)
@@ -177,14 +189,14 @@ class KinematicTree:
     def _add_frame(self, frame: Frame, prefix: str, source: str | None) -> None:
         name = scoped(prefix, frame.name)
         self._claim(name, frame.line, source)
-        self.frames[name] = frame if name == frame.name else replace(frame, name=name)
+        self.frames[name] = frame if name == frame.name else _replace(frame, name=name)
 
     def _add_joint(self, joint: Joint, prefix: str, source: str | None) -> None:
         name = scoped(prefix, joint.name)
         if name in self.joints:
             raise DuplicateNameError(f'two joints are named {name!r}', source, joint.line)
         if name != joint.name:
-            joint = replace(joint, name=name)
+            joint = _replace(joint, name=name)
         for end in (joint.parent, joint.child):
             if end not in self.links and not (end == WORLD and self.scene.is_world):
                 raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',

@@ -101,12 +101,21 @@ def rotation_to_quat(rotation: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def pose_to_matrix(pose: Pose) -> np.ndarray:
-    """4×4 matrix of a :class:`Pose`."""
-    matrix = np.eye(4)
-    if pose.quat != (0.0, 0.0, 0.0, 1.0):
-        matrix[:3, :3] = quat_to_rotation(pose.quat)
-    matrix[:3, 3] = pose.xyz
-    return matrix
+    """4×4 matrix of a :class:`Pose` (built in one ``np.array`` call, with
+    :func:`quat_to_rotation`'s arithmetic: every loaded joint and frame needs one)."""
+    px, py, pz = (float(v) for v in pose.xyz)
+    if pose.quat == (0.0, 0.0, 0.0, 1.0):
+        return np.array([[1.0, 0.0, 0.0, px], [0.0, 1.0, 0.0, py], [0.0, 0.0, 1.0, pz],
+                         [0.0, 0.0, 0.0, 1.0]])
+    x, y, z, w = (float(v) for v in pose.quat)
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), px],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), py],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), pz],
+        [0.0, 0.0, 0.0, 1.0],
+    ])
 
 
 def matrix_to_pose(matrix: np.ndarray) -> Pose:
