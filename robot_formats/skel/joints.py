@@ -185,16 +185,27 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
         raw.kind = JointType.CONTINUOUS  # unlimited hinge: the model's name for it
 
 
+#: A coordinate's dynamics when the file states none (shared: most DoFs in real files).
+_NO_DOF_DYNAMICS = DofDynamics()
+
+
 class _DofValues:
     """What the file says about one coordinate; DART's defaults where it says nothing."""
+
+    __slots__ = ('position', 'bounds', 'damping', 'friction', 'stiffness', 'rest',
+                 'damping_stated', 'friction_stated', 'plain')
 
     def __init__(self) -> None:
         self.position = [-math.inf, math.inf]
         self.bounds = {kind: [-math.inf, math.inf] for kind in _BOUNDED}
         self.damping = self.friction = self.stiffness = self.rest = 0.0
         self.damping_stated = self.friction_stated = False
+        self.plain = True  #: no dynamics or bounds stated (position limits aside)
 
     def dynamics(self) -> DofDynamics:
+        if self.plain:
+            return _NO_DOF_DYNAMICS
+
         def pair(bounds: list[float]) -> tuple[float | None, float | None]:
             return tuple(b if math.isfinite(b) else None for b in bounds)  # type: ignore
         return DofDynamics(self.damping, self.friction, self.stiffness, self.rest,
@@ -214,9 +225,11 @@ def _axis_values(ctx: Ctx, axis: etree._Element, values: _DofValues) -> None:
     old_damping = child(axis, 'damping')
     if old_damping is not None:
         values.damping, values.damping_stated = number(ctx, old_damping), True
+        values.plain = False
     dynamics = child(axis, 'dynamics')
     if dynamics is None:
         return
+    values.plain = False
     for tag, attribute in _DYNAMICS_TAGS:
         sub = child(dynamics, tag)
         if sub is not None:
@@ -247,6 +260,8 @@ def _dof_values(ctx: Ctx, dof: etree._Element, values: _DofValues, raw: RawJoint
         sub = child(dof, kind)
         if sub is None:
             continue
+        if kind != 'position':
+            values.plain = False
         bounds = values.position if kind == 'position' else values.bounds[kind]
         for side, attribute in enumerate(('lower', 'upper')):
             if sub.get(attribute) is not None:
