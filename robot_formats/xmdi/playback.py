@@ -209,11 +209,20 @@ class MotionModel:
         return [[float(t), *map(float, row)] for t, row in zip(times, values)]
 
 
+#: Most samples :func:`sample_times` gives (a bound on memory: a motion file's times can be huge).
+MAX_SAMPLES = 1_000_000
+
+
 def sample_times(duration: float, rate: float) -> np.ndarray:
     """0, 1/rate, 2/rate, ... before ``duration``, then ``duration`` itself (once)."""
     if not (math.isfinite(rate) and rate > 0):
         raise InvalidValueError(f'sample rate {rate!r} must be a positive number of hertz')
+    if not (math.isfinite(duration) and duration >= 0):
+        raise InvalidValueError(f'a motion of {duration!r} s cannot be sampled')
     count = int(math.floor(duration * rate + TIME_EPSILON)) + 1
+    if count > MAX_SAMPLES:  # found by fuzzing: a 25 GB array for one mangled time
+        raise InvalidValueError(f'sampling {duration:g} s at {rate:g} Hz gives {count} samples, '
+                                f'more than {MAX_SAMPLES}; lower the rate')
     grid = np.arange(count, dtype=float) / rate
     grid = grid[grid < duration - TIME_EPSILON]
     return np.append(grid, duration)
