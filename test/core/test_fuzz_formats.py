@@ -463,3 +463,15 @@ def test_cli_check_on_mutants_exits_0_or_1_without_traceback(outcomes: dict) -> 
         assert 'Traceback' not in run.stderr + run.stdout, f'{path.name}:\n{run.stderr}'
         if run.returncode == 1:
             assert re.search(r':\S*:? .*[A-Za-z]{3}', run.stderr), run.stderr
+
+
+def test_cli_motion_with_a_huge_frame_number_exits_1(tmp_path: Path) -> None:
+    """Found by fuzzing: one frame number mangled to 2^31 made `motion` allocate 25 GB."""
+    text = (EXAMPLES / 'xmdi' / 'hebi_arm_wave.xmdi').read_text()
+    assert '150</frames>' in text
+    path = tmp_path / 'huge.xmdi'
+    path.write_text(text.replace('150</frames>', '2147483648</frames>', 1))
+    run = subprocess.run([sys.executable, '-m', 'robot_formats.cli', 'motion', '--json',
+                          str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 1, run.stderr
+    assert 'Traceback' not in run.stderr and 'lower the rate' in run.stderr, run.stderr
