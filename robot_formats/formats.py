@@ -87,10 +87,11 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
     """The format for ``path`` with root element ``root``."""
     specs = registered()
     tag = local_name(root)
-    if '.xacro' in (suffix.lower() for suffix in path.suffixes):
+    suffixes = path.suffixes
+    if '.xacro' in (suffix.lower() for suffix in suffixes):
         raise UnknownFormatError('xacro files must be expanded first (run xacro on it and load '
                                  'the resulting URDF)', str(path), root.sourceline)
-    suffix = ''.join(path.suffixes[-1:]).lower()
+    suffix = ''.join(suffixes[-1:]).lower()
     by_extension = [s for s in specs if suffix in s.extensions]
     by_root = [s for s in specs if tag in s.root_tags]
     claimed = [s for s in by_root if s.claims is not None and s.claims(root)]

@@ -12,6 +12,7 @@ bad text into :class:`~robot_formats.errors.InvalidValueError` with file and lin
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 
@@ -69,20 +70,24 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
     ``limit`` defaults to the module's current :data:`MAX_XML_BYTES` (read at call time, so a
     changed limit is checked before the file is read).
     """
-    path = Path(path)
+    if not isinstance(path, Path):
+        path = Path(path)
     if limit is None:
         limit = MAX_XML_BYTES
-    try:
+    try:  # one open and fstat (not stat, is_dir and a second open): every load starts here
+        with open(path, 'rb') as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
+            return handle.read()
+    except IsADirectoryError as err:
+        raise FileAccessError('is a directory, not a file', path) from err
+    except PermissionError as err:
         if path.is_dir():
-            raise FileAccessError('is a directory, not a file', path)
-        size = path.stat().st_size
-        if size > limit:
-            raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
-        return path.read_bytes()
+            raise FileAccessError('is a directory, not a file', path) from err
+        raise FileAccessError('permission denied', path) from err
     except FileNotFoundError as err:
         raise FileAccessError('no such file', path) from err
-    except PermissionError as err:
-        raise FileAccessError('permission denied', path) from err
     except OSError as err:
         raise FileAccessError(f'cannot read file: {err.strerror or err}', path) from err
 
