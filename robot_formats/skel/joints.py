@@ -50,7 +50,7 @@ _PLANES = {'xy': ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)), 'yz': ((0.0, 1.0, 0.0), (0.
            'zx': ((0.0, 0.0, 1.0), (1.0, 0.0, 0.0))}
 
 
-@dataclass
+@dataclass(slots=True)
 class RawJoint:
     """A joint as written: everything but its placement in the parent body."""
 
@@ -159,13 +159,24 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
     Sources in DART's order of precedence: ``<axis*>`` (only for the kinds DART reads them
     for, see :data:`_AXES_READ`), then ``<init_pos>``/``<init_vel>``, then ``<dof>`` elements,
     which override entries of both."""
-    dofs = [_DofValues() for _ in range(raw.dofs)]
+    count = len(DOF_SUFFIXES[raw.kind])
+    dofs: list[_DofValues] | None = None  # made when the file states anything beyond axes
     for slot, tag in enumerate(_AXIS_TAGS[:_AXES_READ.get(raw.kind, 0)]):
         axis = kids.get(tag)
-        if axis is not None:
-            _axis_values(ctx, axis, dofs[slot])
+        if axis is None:
+            continue
+        axis_kids = index(axis)
+        if not _AXIS_VALUES.isdisjoint(axis_kids):
+            dofs = dofs or [_DofValues() for _ in range(count)]
+            _axis_values(ctx, axis_kids, dofs[slot])
     raw.initial = _initial_vector(ctx, kids.get('init_pos'), 'init_pos', raw)
     raw.velocities = _initial_vector(ctx, kids.get('init_vel'), 'init_vel', raw)
+    if dofs is None and 'dof' not in kids:  # most joints: no limits, no dynamics
+        raw.dof_dynamics = [_NO_DOF_DYNAMICS] * count
+        if raw.kind is JointType.REVOLUTE:
+            raw.kind = JointType.CONTINUOUS  # unlimited hinge: the model's name for it
+        return
+    dofs = dofs or [_DofValues() for _ in range(count)]
     if 'dof' in kids:
         for dof in children(element, 'dof'):
             slot = _dof_index(ctx, dof, raw)
@@ -197,7 +208,7 @@ class _DofValues:
 
     def __init__(self) -> None:
         self.position = [-math.inf, math.inf]
-        self.bounds = {kind: [-math.inf, math.inf] for kind in _BOUNDED}
+        self.bounds: dict[str, list[float]] | None = None  # made by the first <dof> bound
         self.damping = self.friction = self.stiffness = self.rest = 0.0
         self.damping_stated = self.friction_stated = False
         self.plain = True  #: no dynamics or bounds stated (position limits aside)
@@ -206,27 +217,34 @@ class _DofValues:
         if self.plain:
             return _NO_DOF_DYNAMICS
 
-        def pair(bounds: list[float]) -> tuple[float | None, float | None]:
-            return tuple(b if math.isfinite(b) else None for b in bounds)  # type: ignore
+        def pair(kind: str) -> tuple[float | None, float | None]:
+            if self.bounds is None:
+                return (None, None)
+            return tuple(b if math.isfinite(b) else None  # type: ignore[return-value]
+                         for b in self.bounds[kind])
         return DofDynamics(self.damping, self.friction, self.stiffness, self.rest,
-                           pair(self.bounds['velocity']), pair(self.bounds['acceleration']),
-                           pair(self.bounds['force']))
+                           pair('velocity'), pair('acceleration'), pair('force'))
 
 
-def _axis_values(ctx: Ctx, axis: etree._Element, values: _DofValues) -> None:
+#: What an ``<axis*>`` may state besides its direction (see :func:`_axis_values`).
+_AXIS_VALUES = frozenset(('limit', 'damping', 'dynamics'))
+
+
+def _axis_values(ctx: Ctx, kids: Kids, values: _DofValues) -> None:
     """``<limit>`` lower/upper, ``<dynamics>``, and the old ``<damping>`` directly in the axis
-    (DART still reads it, with a deprecation warning; ``<dynamics><damping>`` wins)."""
-    limit = child(axis, 'limit')
+    (DART still reads it, with a deprecation warning; ``<dynamics><damping>`` wins); ``kids``
+    is the axis' :func:`~.values.index`."""
+    limit = kids.get('limit')
     if limit is not None:
         for side, tag in enumerate(('lower', 'upper')):
             sub = child(limit, tag)
             if sub is not None:
                 values.position[side] = number(ctx, sub, allow_inf=True)
-    old_damping = child(axis, 'damping')
+    old_damping = kids.get('damping')
     if old_damping is not None:
         values.damping, values.damping_stated = number(ctx, old_damping), True
         values.plain = False
-    dynamics = child(axis, 'dynamics')
+    dynamics = kids.get('dynamics')
     if dynamics is None:
         return
     values.plain = False
@@ -260,9 +278,13 @@ def _dof_values(ctx: Ctx, dof: etree._Element, values: _DofValues, raw: RawJoint
         sub = child(dof, kind)
         if sub is None:
             continue
-        if kind != 'position':
+        if kind == 'position':
+            bounds = values.position
+        else:
             values.plain = False
-        bounds = values.position if kind == 'position' else values.bounds[kind]
+            if values.bounds is None:
+                values.bounds = {each: [-math.inf, math.inf] for each in _BOUNDED}
+            bounds = values.bounds[kind]
         for side, attribute in enumerate(('lower', 'upper')):
             if sub.get(attribute) is not None:
                 bounds[side] = attr_float(sub, attribute, ctx.file)

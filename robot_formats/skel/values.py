@@ -125,7 +125,13 @@ def transformation(ctx: Ctx, element: etree._Element | None) -> Rigid:
     the shared :data:`~.rigid.IDENTITY` if None or all zeros."""
     if element is None:
         return IDENTITY
-    values = vector(ctx, element, 6)
+    text = element.text
+    try:  # fast path (one per body, shape and joint): six well-formed finite numbers
+        values = tuple(map(float, text.split()))  # type: ignore[union-attr]
+        if len(values) != 6 or not math.isfinite(sum(values)) or '_' in text:  # type: ignore
+            values = vector(ctx, element, 6)
+    except (AttributeError, ValueError):
+        values = vector(ctx, element, 6)  # raises the error with file and line
     if not any(values):  # written out as zeros: the identity too (common in DART's files)
         return IDENTITY
     return from_xyz_euler(*values)
