@@ -15,7 +15,7 @@ import json
 import math
 import sys
 
-from .errors import location
+from .errors import FormatError, location
 
 __all__ = ['add_motion_parser', 'motions_document']
 
@@ -76,7 +76,12 @@ def _cmd_motion(args: argparse.Namespace) -> int:
     mapping = ServoMapping.from_yaml(args.servo_map) if args.servo_map else None
     models = [MotionModel(motion, mapping, period, args.interpolation, args.path)
               for motion in motions]
-    result = motions_document(models, rate)
+    try:
+        result = motions_document(models, rate)
+    except FormatError as err:  # sampling errors name no file: it is the motion file's
+        if err.file is not None:
+            raise
+        raise type(err)(err.message, args.path, err.line, err.code) from None
     if args.json:
         json.dump(result, sys.stdout, indent=1)
         sys.stdout.write('\n')

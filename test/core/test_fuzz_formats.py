@@ -475,3 +475,4 @@ def test_cli_motion_with_a_huge_frame_number_exits_1(tmp_path: Path) -> None:
                           str(path)], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert run.returncode == 1, run.stderr
     assert 'Traceback' not in run.stderr and 'lower the rate' in run.stderr, run.stderr
+    assert run.stderr.startswith(f'{path}:'), run.stderr
