@@ -209,8 +209,9 @@ class MotionModel:
         return [[float(t), *map(float, row)] for t, row in zip(times, values)]
 
 
-#: Most samples :func:`sample_times` gives (a bound on memory: a motion file's times can be huge).
-MAX_SAMPLES = 1_000_000
+#: Most samples :func:`sample_times` gives: a bound on memory (160 MB of times; 5.5 h of
+#: streaming at 1 kHz), as a motion file's times can be huge.
+MAX_SAMPLES = 20_000_000
 
 
 def sample_times(duration: float, rate: float) -> np.ndarray:
