@@ -285,13 +285,13 @@ def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec
     ``<moment_of_inertia>`` is absent)."""
     solids = [(mesh_bounds(proxy, meshes), frame) for proxy, frame in solids]
     volumes = [shape_volume(proxy) for proxy, _ in solids]
-    if not solids or any(v is None for v in volumes) or mass <= 0:
+    if not solids or None in volumes or mass <= 0:
         return None
     total = sum(volumes)  # type: ignore[arg-type]
     if total <= 0:  # only zero-size shapes
         return (0.0,) * 6
     parts = [shape_inertia(proxy, mass * v / total, frame, com)  # type: ignore[arg-type]
              for (proxy, frame), v in zip(solids, volumes)]
-    if any(part is None for part in parts):
+    if None in parts:
         return None
-    return tuple(sum(values) for values in zip(*parts))  # type: ignore[misc]
+    return tuple(map(sum, zip(*parts)))  # type: ignore[arg-type]

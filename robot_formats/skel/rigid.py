@@ -23,10 +23,16 @@ Rigid = tuple[float, float, float, float, float, float, float, float, float, flo
 #: The identity, shared: callers skip work with ``transform is IDENTITY``.
 IDENTITY: Rigid = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
 IDENTITY_POSE = Pose()
+#: What the Euler formula below gives for three +0.0 angles, signed zeros included (so the
+#: shortcut changes no bit of any later product).
+_NO_ROTATION = (1.0, -0.0, 0.0, 0.0, 1.0, -0.0, 0.0, 0.0, 1.0)
 
 
 def from_xyz_euler(x: float, y: float, z: float, rx: float, ry: float, rz: float) -> Rigid:
     """Translation (x, y, z) and rotation Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler)."""
+    if (not (rx or ry or rz)
+            and math.copysign(1.0, rx) + math.copysign(1.0, ry) + math.copysign(1.0, rz) == 3.0):
+        return (*_NO_ROTATION, x, y, z)  # most shape frames: a translation only
     cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
     cz, sz = math.cos(rz), math.sin(rz)
     return (cy * cz, -cy * sz, sy,
