@@ -21,7 +21,8 @@ import numpy as np
 from .errors import (CycleError, DuplicateNameError, InvalidValueError, ReferenceError,
                      StructureError)
 from .model import WORLD, Frame, Joint, JointType, Link, Model, Scene, dof_names
-from .transforms import axis_angle, exp_rotvec, invert, normalized, pose_to_matrix
+from .transforms import (axis_angle, exp_rotvec, normalized, pose_to_inverse_matrix,
+                         pose_to_matrix)
 
 __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
@@ -216,7 +217,7 @@ class KinematicTree:
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
         offset = (np.eye(4) if joint.child_offset.is_identity
-                  else invert(pose_to_matrix(joint.child_offset)))
+                  else pose_to_inverse_matrix(joint.child_offset))
         self.edges[joint.child] = Edge(joint.child, joint.parent, joint,
                                        pose_to_matrix(joint.origin), offset, 'link')
 
