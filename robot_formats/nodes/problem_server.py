@@ -517,13 +517,12 @@ class DrainingExecutor(SingleThreadedExecutor):
     (a small batch: a long burst of large answers can outrun DDS' buffers).
     Clients with many requests in flight have the same problem with answers, and one more: DDS
     delivers a service's answers to EVERY client of that service, and rmw discards the other
-    clients' answers inside ``take`` (which then returns nothing), while the wait set wakes a
-    client when new data arrives, not while old data waits. Stopping at the first empty take
-    therefore left this client's own answers queued behind other clients' ones until later
-    arrivals, and with 4 client processes the backlog grew to the 5 s timeout at 500 requests/s
-    while no process was busy (measured: answers taken 1.5-3.5 s after they arrived). A client
-    therefore takes until ``client_misses`` takes in a row bring nothing (an empty take costs
-    ~3 us), or ``client_batch`` answers. Overrides ``Executor._take_service`` and
+    clients' answers inside ``take`` (which then returns nothing). Stopping at the first empty
+    take left this client's own answers queued behind the others' for later wakes, which did not
+    keep up: with 4 client processes at 500 requests/s the backlog grew to the 5 s timeout while
+    no process was busy (measured: answers taken 1.5-3.5 s after they arrived; docs/tmp.md). A
+    client therefore takes until ``client_misses`` takes in a row bring nothing (an empty take
+    costs ~3 us), or ``client_batch`` answers. Overrides ``Executor._take_service`` and
     ``_take_client`` (rclpy Kilted); :func:`main` falls back to the plain executor if those
     hooks are missing.
     """
