@@ -29,6 +29,12 @@ __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_IDENTITY_4X4 = np.eye(4)  # never handed out: _identity() returns copies
+
+
+def _identity() -> np.ndarray:
+    """A new 4×4 identity (a copy: a quarter of ``np.eye(4)``'s time; most edges need one)."""
+    return _IDENTITY_4X4.copy()
 
 
 def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
@@ -216,7 +222,7 @@ class KinematicTree:
                 f'link {joint.child!r} is the child of two joints ({other.name if other else "?"!r}'
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
-        offset = (np.eye(4) if joint.child_offset.is_identity
+        offset = (_identity() if joint.child_offset.is_identity
                   else pose_to_inverse_matrix(joint.child_offset))
         self.edges[joint.child] = Edge(joint.child, joint.parent, joint,
                                        pose_to_matrix(joint.origin), offset, 'link')
@@ -232,7 +238,7 @@ class KinematicTree:
             if target == name:
                 raise CycleError(f'frame {name!r} is attached to itself', scene.source,
                                  frame.line, code='FRAME_ATTACHED_TO_CYCLE')
-            self.edges[name] = Edge(name, target, None, pose_to_matrix(frame.pose), np.eye(4),
+            self.edges[name] = Edge(name, target, None, pose_to_matrix(frame.pose), _identity(),
                                     'frame')
 
     def _place_model_roots(self, scene: Scene) -> None:
@@ -241,7 +247,7 @@ class KinematicTree:
                 name = scoped(model.name, link.name)
                 if name not in self.edges:
                     self.edges[name] = Edge(name, WORLD, None, pose_to_matrix(model.pose),
-                                            np.eye(4), 'model')
+                                            _identity(), 'model')
 
     def _single_root(self, scene: Scene) -> str:
         roots = [name for name in self.links if name not in self.edges]
