@@ -86,8 +86,8 @@ def _physics(ctx: Ctx, world: etree._Element) -> dict[str, object]:
     element = child(world, 'physics')
     if element is None:
         return physics
-    step, gravity, detector = (child(element, t) for t in
-                               ('time_step', 'gravity', 'collision_detector'))
+    kids = index(element)
+    step, gravity, detector = (kids.get(t) for t in ('time_step', 'gravity', 'collision_detector'))
     if step is not None:
         physics['time_step'] = number(ctx, step)
     if gravity is not None:
