@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -28,7 +29,7 @@ __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_FIELDS: dict[type, tuple[attrgetter, dict[str, int]]] = {}  # class -> (all fields, positions)
 _IDENTITY_4X4 = np.eye(4)  # never handed out: _identity() returns copies
 
 
@@ -42,10 +43,15 @@ def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
     its per-call field introspection: scoping a world's members copies every link and joint of
     every load, and the standard function costs about twice the construction itself."""
     cls = type(obj)
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return cls(*[changes[name] if name in changes else getattr(obj, name) for name in names])
+    known = _FIELDS.get(cls)
+    if known is None:
+        names = [f.name for f in fields(cls)]
+        known = _FIELDS[cls] = (attrgetter(*names), {name: i for i, name in enumerate(names)})
+    every_field, position = known
+    values = list(every_field(obj))
+    for name, value in changes.items():
+        values[position[name]] = value
+    return cls(*values)
 
 
 def scoped(prefix: str, name: str) -> str:
