@@ -74,6 +74,9 @@ def play(side: RosSide, process: NodeProcess, motion: str):
     client = ActionClient(side.node, PlayMotion, '/motion_player/play')
     side.spin_until(lambda: client.server_is_ready(), what='the ~/play action server',
                     process=process)
+    # motion_player checks every play against robot_description: wait until it has the model
+    # (a play before that is refused with NO_ROBOT_MODEL, as documented).
+    process.wait_for_log('] [motion_player]: robot model:')
     sent = client.send_goal_async(PlayMotion.Goal(motion_name=motion))
     side.spin_until(sent.done, what='the goal response', process=process)
     goal = sent.result()
