@@ -189,12 +189,16 @@ def exp_rotvec(rotvec: Sequence[float]) -> np.ndarray:
     return axis_angle(v / angle, angle)
 
 
+_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
+
 def invert(matrix: np.ndarray) -> np.ndarray:
     """Inverse of a rigid transform (faster and exacter than a general inverse)."""
-    out = np.eye(4)
+    out = np.empty((4, 4))
     rotation_t = matrix[:3, :3].T
     out[:3, :3] = rotation_t
     out[:3, 3] = -rotation_t @ matrix[:3, 3]
+    out[3] = _LAST_ROW
     return out
 
 

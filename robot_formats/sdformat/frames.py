@@ -21,19 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import CycleError, FormatError, ReferenceError, StructureError
+from ..transforms import invert
 from .dom import MODEL_FRAME, WORLD_FRAME, SdfJoint, SdfModel, SdfWorld
 
 __all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
 
 _EYE = np.eye(4)
-
-
-def _inverse(matrix: np.ndarray) -> np.ndarray:
-    out = np.eye(4)
-    rotation_t = matrix[:3, :3].T
-    out[:3, :3] = rotation_t
-    out[:3, 3] = -rotation_t @ matrix[:3, 3]
-    return out
 
 
 def split_scope(name: str, scopes: dict) -> tuple[str, str] | None:
@@ -269,7 +262,7 @@ class ModelFrames:
                                      self.file, edge.line, code=code)
             result = self.pose(edge.target, (*stack, name)) @ edge.pose
             if ref[0] == 'model':
-                result = result @ _inverse(self._placement(self.models[name]))
+                result = result @ invert(self._placement(self.models[name]))
         self._poses[name] = result
         return result
 
@@ -473,7 +466,7 @@ class WorldFrames:
             result = self.pose(edge.target, (*stack, name)) @ edge.pose
             if ref[0] == 'model':
                 model = self.model_elements[name]
-                result = result @ _inverse(placement_pose(self.models[name], model))
+                result = result @ invert(placement_pose(self.models[name], model))
         self._poses[name] = result
         return result
 

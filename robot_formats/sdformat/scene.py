@@ -17,23 +17,11 @@ import numpy as np
 
 from ..errors import Diagnostic
 from ..model import WORLD, Frame, Joint, JointType, Limits, Link, Model, Pose, Scene
-from ..transforms import rotation_to_quat
+from ..transforms import invert, rotation_to_quat
 from .dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
 from .frames import ModelFrames, ResolvedFrame, resolve_world
 
 __all__ = ['to_scene']
-
-
-def _inverse(matrix: np.ndarray) -> np.ndarray:
-    out = np.empty((4, 4))
-    rotation = matrix[:3, :3].T
-    out[:3, :3] = rotation
-    out[:3, 3] = rotation @ -matrix[:3, 3]
-    out[3] = _LAST_ROW
-    return out
-
-
-_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 def matrix_to_pose(matrix: np.ndarray) -> Pose:
@@ -64,7 +52,7 @@ class _Builder:
         """X_name_W (memoized: many frames and joints hang from the same link)."""
         found = self._inverses.get(name)
         if found is None:
-            found = self._inverses[name] = _inverse(self.frames[name].pose)
+            found = self._inverses[name] = invert(self.frames[name].pose)
         return found
 
     def scene(self) -> Scene:
@@ -152,7 +140,7 @@ class _Builder:
             if shape.pose.relative_to:
                 target = owner.pose(shape.pose.relative_to) if shape.pose.relative_to != \
                     MODEL_FRAME else np.eye(4)
-                matrix = _inverse(owner.pose(local)) @ target @ matrix
+                matrix = invert(owner.pose(local)) @ target @ matrix
             item = shape.item.__class__(**{**_fields(shape.item),
                                            'origin': matrix_to_pose(matrix)})
             (visuals if item.__class__.__name__ == 'Visual' else collisions).append(item)
