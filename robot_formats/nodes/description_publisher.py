@@ -18,9 +18,7 @@ literally. The node never parses XML itself: :class:`robot_formats.description.D
 
 from __future__ import annotations
 
-import functools
 import math
-import signal
 import time
 
 import numpy as np
@@ -39,29 +37,14 @@ from tf2_msgs.msg import TFMessage
 from ..description import Description, parse_positions
 from ..errors import FormatError
 from ..tf_solver import SolvePlan
+from .node_support import LATCHED_QOS, guarded, raise_keyboard_interrupt_on_signals
 from .tf_wire import TfMessageTemplate
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
 
-#: robot_description and /tf_static: late subscribers get the last message.
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: /tf as tf2_ros publishes it.
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                     durability=DurabilityPolicy.VOLATILE)
-
-
-def _guarded(callback):
-    """Log an unexpected exception of a callback (throttled) instead of ending the node."""
-    @functools.wraps(callback)
-    def guarded(self, *args):
-        try:
-            return callback(self, *args)
-        except Exception as err:  # noqa: BLE001 - nothing may take the node down
-            self.get_logger().error(f'internal error in {callback.__name__}: '
-                                    f'{type(err).__name__}: {err}', throttle_duration_sec=10.0)
-            return None
-    return guarded
 
 
 #: Parameters that shape publishers, subscriptions and timers: fixed once the node runs.
@@ -226,7 +209,7 @@ class DescriptionPublisher(Node):
         nanoseconds = self.get_clock().now().nanoseconds
         return nanoseconds // 1_000_000_000, nanoseconds % 1_000_000_000
 
-    @_guarded
+    @guarded
     def joint_states_callback(self, msg: JointState) -> None:
         self.joint_states_received += 1
         description = self.description
@@ -269,7 +252,7 @@ class DescriptionPublisher(Node):
         self._last_tf_time[id(plan)] = time.monotonic()
         self._pending.pop(id(plan), None)
 
-    @_guarded
+    @guarded
     def timer_callback(self) -> None:
         now = time.monotonic()
         for key, (plan, stamp) in list(self._pending.items()):
@@ -314,15 +297,10 @@ class DescriptionPublisher(Node):
                                f'received, {self.tf_published} /tf messages published')
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(args: list[str] | None = None) -> int:
     # Ctrl-C and SIGTERM end spin() here, not inside rclpy, so the context is still valid for
     # the statistics line (the node's timer wakes the executor at least every 50 ms).
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGINT, _interrupt)  # also when started with SIGINT ignored (`cmd &`)
+    raise_keyboard_interrupt_on_signals()
     try:
         with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             node = DescriptionPublisher()

@@ -77,7 +77,6 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
 from robot_formats_interfaces.action import PlayMotion
 from robot_formats_interfaces.msg import MotionInfo
@@ -91,13 +90,11 @@ from ..xmdi.library import MotionLibrary
 from ..xmdi.mapping import ServoMapping
 from ..xmdi.playback import Interpolation, Playback, PlayOptions, TrajectoryPoint, sample_times
 from ..xmdi.safety import MotionRejected, RobotJoints, check_play
+from .node_support import LATCHED_QOS, guarded
 
 __all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg']
 
 OUTPUT_MODES = ('trajectory', 'action', 'stream', 'joint_states')
-#: robot_description as robot_state_publisher latches it.
-DESCRIPTION_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: Python's GIL hand-over interval while streaming (the default 5 ms would let another thread
 #: hold the interpreter past a 1 kHz deadline).
 STREAM_SWITCH_INTERVAL = 1e-4
@@ -107,19 +104,6 @@ def duration_msg(seconds: float) -> Duration:
     """builtin_interfaces/Duration of ``seconds``, rounded to the nanosecond."""
     total = round(seconds * 1e9)
     return Duration(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
-
-
-def _guarded(callback):
-    """Log an unexpected exception of a callback instead of ending the node."""
-    @functools.wraps(callback)
-    def guarded(self, *args):
-        try:
-            return callback(self, *args)
-        except Exception as err:  # noqa: BLE001 - nothing may take the node down
-            self.get_logger().error(f'internal error in {callback.__name__}: '
-                                    f'{type(err).__name__}: {err}')
-            return None
-    return guarded
 
 
 class _Stop(Exception):
@@ -153,7 +137,7 @@ class MotionPlayer(Node):
         self._group = ReentrantCallbackGroup()
         self._create_output()
         self.create_subscription(String, str(self.get_parameter('robot_description_topic').value),
-                                 self._description_callback, DESCRIPTION_QOS,
+                                 self._description_callback, LATCHED_QOS,
                                  callback_group=self._group)
         self.create_service(ListMotions, '~/list_motions', self._list_callback,
                             callback_group=self._group)
@@ -233,7 +217,7 @@ class MotionPlayer(Node):
                                               callback_group=self._group)
 
     # --- inputs -----------------------------------------------------------------------------
-    @_guarded
+    @guarded(throttle_sec=0)
     def _description_callback(self, msg: String) -> None:
         try:
             robot = RobotJoints.from_urdf_text(msg.data)
@@ -244,7 +228,7 @@ class MotionPlayer(Node):
         self.robot = robot
         self.get_logger().info(f'robot model: {len(robot.limits)} commandable joint(s)')
 
-    @_guarded
+    @guarded(throttle_sec=0)
     def _list_callback(self, request, response):
         for name, entry in self.library.entries.items():
             model = entry.model
@@ -485,7 +469,7 @@ class MotionPlayer(Node):
         self._feedback(goal_handle, playback, playback.total_time)
         return f'{self._output_name()} executed {len(points)} points'
 
-    @_guarded
+    @guarded(throttle_sec=0)
     def _relay_feedback(self, goal_handle, playback: Playback, feedback_msg) -> None:
         """The controller's progress (desired.time_from_start) as PlayMotion feedback."""
         desired = feedback_msg.feedback.desired.time_from_start

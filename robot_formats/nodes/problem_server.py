@@ -21,7 +21,6 @@ robots.
 from __future__ import annotations
 
 import functools
-import signal
 from array import array
 from pathlib import Path
 
@@ -51,7 +50,8 @@ from ..tmp.reader import read_problem
 from ..tmp.semantics import (MAX_SAMPLES, ProblemState, grasp_rows, grasp_set, placements,
                                  pose_rows)
 from ..transforms import rotation_to_quat
-from .description_publisher import LATCHED_QOS, TF_QOS
+from .description_publisher import TF_QOS
+from .node_support import LATCHED_QOS, raise_keyboard_interrupt_on_signals
 from .tf_wire import TfMessageTemplate
 
 __all__ = ['ProblemServer', 'DrainingExecutor', 'draining_executor', 'main', 'DEFAULT_SAMPLES',
@@ -584,13 +584,8 @@ def draining_executor() -> SingleThreadedExecutor:
     return SingleThreadedExecutor()
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(args: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGINT, _interrupt)
+    raise_keyboard_interrupt_on_signals()
     try:
         with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             node = ProblemServer()

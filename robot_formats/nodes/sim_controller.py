@@ -19,9 +19,7 @@ The node never parses XML itself and no bad message ends it.
 
 from __future__ import annotations
 
-import functools
 import math
-import signal
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +33,6 @@ from rclpy.executors import ExternalShutdownException
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
@@ -46,26 +43,11 @@ from .. import trajectory as jtc
 from ..description import Description
 from ..errors import FormatError
 from ..mujoco_sim import MujocoRobot
+from .node_support import LATCHED_QOS, guarded, raise_keyboard_interrupt_on_signals
 
 __all__ = ['SimController', 'main']
 
-#: robot_description as robot_state_publisher offers it.
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
 Result = FollowJointTrajectory.Result
-
-
-def _guarded(callback):
-    """Log an unexpected exception of a callback (throttled) instead of ending the node."""
-    @functools.wraps(callback)
-    def guarded(self, *args):
-        try:
-            return callback(self, *args)
-        except Exception as err:  # noqa: BLE001 - nothing may take the node down
-            self.get_logger().error(f'internal error in {callback.__name__}: '
-                                    f'{type(err).__name__}: {err}', throttle_duration_sec=10.0)
-            return None
-    return guarded
 
 
 def _seconds(duration) -> float:
@@ -213,7 +195,7 @@ class SimController(Node):
             return
         self._load_urdf(description.urdf, path)
 
-    @_guarded
+    @guarded
     def description_callback(self, msg: String) -> None:
         self._load_urdf(msg.data, None)
 
@@ -303,7 +285,7 @@ class SimController(Node):
         return _Motion(points, stamp, tolerances)
 
     # --- joint_trajectory topic ---------------------------------------------------------------
-    @_guarded
+    @guarded
     def trajectory_callback(self, msg: JointTrajectory) -> None:
         rejection = self._check(msg)
         if rejection is not None:
@@ -326,7 +308,7 @@ class SimController(Node):
                 return GoalResponse.REJECT
         return GoalResponse.ACCEPT
 
-    @_guarded
+    @guarded
     def accepted_callback(self, handle: ServerGoalHandle) -> None:
         goal = handle.request
         rejection = self._check(goal.trajectory)
@@ -390,7 +372,7 @@ class SimController(Node):
         self.motion = None
 
     # --- forward_command_controller --------------------------------------------------------------
-    @_guarded
+    @guarded
     def commands_callback(self, msg: Float64MultiArray) -> None:
         if self.robot is None:
             self.get_logger().warning('command ignored: no robot is loaded yet',
@@ -411,7 +393,7 @@ class SimController(Node):
         self.targets[self._index] = data
 
     # --- the control loop -------------------------------------------------------------------
-    @_guarded
+    @guarded
     def update(self) -> None:
         robot = self.robot
         if robot is None:
@@ -503,7 +485,7 @@ class SimController(Node):
                                               velocities=(desired.velocities - velocity).tolist())
         goal.handle.publish_feedback(feedback)
 
-    @_guarded
+    @guarded
     def publish_joint_states(self) -> None:
         if self.robot is None:
             return
@@ -516,13 +498,8 @@ class SimController(Node):
         self.joint_states_pub.publish(msg)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(args: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGINT, _interrupt)
+    raise_keyboard_interrupt_on_signals()
     try:
         with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             node = SimController()

@@ -1,0 +1,48 @@
+"""What every robot_formats node does the same way: latched QoS, guarded callbacks, and
+Ctrl-C/SIGTERM ending ``spin()`` in the node's own code."""
+
+from __future__ import annotations
+
+import functools
+import signal
+
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+__all__ = ['LATCHED_QOS', 'guarded', 'raise_keyboard_interrupt_on_signals']
+
+#: robot_description and /tf_static as robot_state_publisher offers them: late subscribers get
+#: the last message.
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+def guarded(callback=None, *, throttle_sec: float = 10.0):
+    """Decorate a node method so an unexpected exception is logged instead of ending the node.
+
+    ``@guarded`` logs at most one such error per ``throttle_sec`` (a callback at 1 kHz must not
+    flood the log); ``@guarded(throttle_sec=0)`` logs every one."""
+    if callback is None:
+        return functools.partial(guarded, throttle_sec=throttle_sec)
+    log_options = {'throttle_duration_sec': throttle_sec} if throttle_sec else {}
+
+    @functools.wraps(callback)
+    def guarded_callback(self, *args):
+        try:
+            return callback(self, *args)
+        except Exception as err:  # noqa: BLE001 - nothing may take the node down
+            self.get_logger().error(f'internal error in {callback.__name__}: '
+                                    f'{type(err).__name__}: {err}', **log_options)
+            return None
+    return guarded_callback
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def raise_keyboard_interrupt_on_signals() -> None:
+    """Make SIGINT and SIGTERM raise KeyboardInterrupt in the main thread, so ``spin()`` ends in
+    the node's ``main`` with the context still valid (rclpy is initialised without its own
+    handlers); SIGINT also when the process was started with it ignored (``cmd &``)."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
