@@ -15,7 +15,8 @@ from .model import Pose
 
 __all__ = [
     'pose_to_matrix', 'pose_to_inverse_matrix', 'matrix_to_pose', 'quat_to_rotation',
-    'rotation_to_quat', 'rotations_to_quats', 'axis_angle', 'axis_angles', 'exp_rotvec', 'translation',
+    'rotation_to_quat', 'entries_to_quat', 'rotations_to_quats', 'axis_angle', 'axis_angles',
+    'exp_rotvec', 'translation',
     'invert', 'rpy_to_rotation', 'rotation_to_rpy', 'normalized',
 ]
 
@@ -80,6 +81,13 @@ def rotations_to_quats(rotations: np.ndarray) -> np.ndarray:
 def rotation_to_quat(rotation: np.ndarray) -> tuple[float, float, float, float]:
     """Quaternion (x, y, z, w), w >= 0, of one rotation matrix (Shepperd's method, scalar)."""
     (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = np.asarray(rotation, dtype=float).tolist()
+    return entries_to_quat(m00, m01, m02, m10, m11, m12, m20, m21, m22)
+
+
+def entries_to_quat(m00: float, m01: float, m02: float, m10: float, m11: float, m12: float,
+                    m20: float, m21: float, m22: float) -> tuple[float, float, float, float]:
+    """:func:`rotation_to_quat` of a rotation given as its nine entries, row by row, as floats
+    (for callers that keep rotations as plain floats, e.g. the SKEL reader)."""
     trace = m00 + m11 + m22
     largest = max(trace, m00, m11, m22)
     if largest == trace:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from ..model import Pose
+from ..transforms import entries_to_quat
 
 __all__ = ['Rigid', 'IDENTITY', 'IDENTITY_POSE', 'from_xyz_euler', 'translation', 'compose',
            'inverse', 'to_pose', 'origin']
@@ -73,26 +74,8 @@ def origin(a: Rigid) -> tuple[float, float, float]:
 
 
 def to_pose(a: Rigid) -> Pose:
-    """The model :class:`Pose` (quaternion with w >= 0, Shepperd's method as
+    """The model :class:`Pose` (quaternion with w >= 0, as
     :func:`robot_formats.transforms.rotation_to_quat`)."""
     if a is IDENTITY:
         return IDENTITY_POSE
-    m00, m01, m02, m10, m11, m12, m20, m21, m22, x, y, z = a
-    trace = m00 + m11 + m22
-    largest = max(trace, m00, m11, m22)
-    if largest == trace:
-        s = math.sqrt(max(1.0 + trace, 1e-300)) * 2.0
-        qw, qx, qy, qz = s * 0.25, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
-    elif largest == m00:
-        s = math.sqrt(max(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
-        qw, qx, qy, qz = (m21 - m12) / s, s * 0.25, (m01 + m10) / s, (m02 + m20) / s
-    elif largest == m11:
-        s = math.sqrt(max(1.0 + m11 - m00 - m22, 1e-300)) * 2.0
-        qw, qx, qy, qz = (m02 - m20) / s, (m01 + m10) / s, s * 0.25, (m12 + m21) / s
-    else:
-        s = math.sqrt(max(1.0 + m22 - m00 - m11, 1e-300)) * 2.0
-        qw, qx, qy, qz = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, s * 0.25
-    norm = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    if qw < 0:
-        norm = -norm
-    return Pose((x, y, z), (qx / norm, qy / norm, qz / norm, qw / norm))
+    return Pose((a[9], a[10], a[11]), entries_to_quat(*a[:9]))
