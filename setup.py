@@ -35,6 +35,8 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
+        # on PATH in a sourced workspace (colcon adds the package's bin/ to PATH)
+        ('bin', ['scripts/robot-formats']),
     ] + [
         (dest, files) for dest, files in [
             ('share/' + package_name + '/launch',

@@ -5,6 +5,7 @@
 #   .                          robot_formats (ament_python, --symlink-install: edits to robot_formats/*.py
 #                              need no rebuild)
 #   robot_formats_interfaces   ament_cmake interface package (srv/Reload.srv, ...)
+#   (first) the upstream ROS 2 tools the environment lacks: tools/build_ros_tools.sh
 #   compat/<pkg>               each one ONLY if the environment does not already provide <pkg>, i.e. no prefix
 #                              on AMENT_PREFIX_PATH other than our own install/ has
 #                              share/ament_index/resource_index/packages/<pkg> (see compat/README.md)
@@ -38,6 +39,9 @@ say() { echo "build: $*"; }
 
 [ -f "$VENV/local_setup.sh" ] && [ -f "$VENV/.stamp-ros" ] \
   || { echo "build: no venv at $VENV: run 'make setup' (tools/setup_env.sh) first" >&2; exit 1; }
+
+# The upstream ROS 2 tools (launch, ros2cli, tf2_ros, ...) first, where the environment lacks them.
+if [ "$LIST" = 1 ]; then bash "$ROOT/tools/build_ros_tools.sh" --list; else bash "$ROOT/tools/build_ros_tools.sh"; fi
 
 # Build in an environment WITHOUT this workspace's own overlay (in case tools/env.sh or install/setup.bash
 # was sourced in the calling shell): drop every $ROOT/install/... and $ROOT/build/... entry.
@@ -100,7 +104,7 @@ fi
 
 # --- up to date? -------------------------------------------------------------------------------------------
 inputs_hash() {
-  local -a files=(tools/build_ws.sh package.xml setup.py setup.cfg)
+  local -a files=(tools/build_ws.sh package.xml setup.py setup.cfg scripts/robot-formats)
   local p
   for p in resource robot_formats_interfaces "${PATHS[@]:2}"; do
     [ -e "$p" ] && while IFS= read -r -d '' f; do files+=("$f"); done \

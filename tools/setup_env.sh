@@ -29,6 +29,7 @@ TOOLS="$ROOT/tools"
 SELF="$TOOLS/setup_env.sh"
 ROS_REQ="$TOOLS/requirements-ros.txt"
 ROS_CON="$TOOLS/constraints-ros.txt"
+ROS_NODEPS="$TOOLS/requirements-ros-nodeps.txt"
 TEST_REQ="$TOOLS/requirements-test.txt"
 TEST_CON="$TOOLS/constraints-test.txt"
 TEST_NODEPS="$TOOLS/requirements-test-nodeps.txt"
@@ -59,7 +60,7 @@ if ! PYID="$("$PYTHON" -c 'import os, sys; print(os.path.realpath(getattr(sys, "
   echo "setup: cannot run $PYTHON (set PYTHON=/path/to/python3.11)" >&2; exit 1
 fi
 PYTHON="$PYID"  # never create the venv from the venv's own interpreter
-ROS_HASH="$(stamp_of "ros|$VENV|$PYID" "$SELF" "$ROS_REQ" "$ROS_CON")"
+ROS_HASH="$(stamp_of "ros|$VENV|$PYID" "$SELF" "$ROS_REQ" "$ROS_CON" "$ROS_NODEPS")"
 TEST_HASH="$(stamp_of "test|$VENV|$PYID|$ROS_HASH" "$SELF" "$TEST_REQ" "$TEST_CON" "$TEST_NODEPS")"
 
 venv_ok() { [ -x "$VENV/bin/python" ] && [ -f "$VENV/local_setup.sh" ]; }
@@ -102,10 +103,11 @@ EOF
   say "installing pinned ROS 2 Kilted wheels + colcon + libraries (tools/constraints-ros.txt)"
   t0=$SECONDS
   "$PY" -m pip install "${PIP_ARGS[@]}" -c "$ROS_CON" -r "$ROS_REQ" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+  "$PY" -m pip install "${PIP_ARGS[@]}" --no-deps -c "$ROS_CON" -r "$ROS_NODEPS" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   say "pip done in $((SECONDS - t0)) s"
 
   # Every installed distribution must be one of the pinned ones (catches a requirement added without a pin).
-  "$PY" - "$ROS_CON" "$ROS_REQ" <<'EOF'
+  "$PY" - "$ROS_CON" "$ROS_REQ" "$ROS_NODEPS" <<'EOF'
 import re, sys
 from importlib import metadata
 pins = {}
@@ -114,10 +116,11 @@ for line in open(sys.argv[1]):
     if line:
         name, ver = line.split('==')
         pins[re.sub(r'[-_.]+', '-', name).lower()] = ver
-for line in open(sys.argv[2]):
-    line = line.split('#', 1)[0].strip()
-    if line and re.sub(r'[-_.]+', '-', line).lower() not in pins:
-        sys.exit(f'setup: requirement {line!r} has no pin in {sys.argv[1]}')
+for requirements in sys.argv[2:]:
+    for line in open(requirements):
+        line = line.split('#', 1)[0].strip()
+        if line and re.sub(r'[-_.]+', '-', line).lower() not in pins:
+            sys.exit(f'setup: requirement {line!r} of {requirements} has no pin in {sys.argv[1]}')
 for name, ver in pins.items():
     try:
         have = metadata.version(name)
