@@ -21,15 +21,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
+from shared_data import shared
 
 from robot_formats.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose, Scene,
                                  dof_names)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / 'test' / 'fixtures'
-CORPUS = Path('/work/shared/corpus/sdformat')
-if not CORPUS.is_dir():  # CI: shared/ lies beside the clone
-    CORPUS = ROOT.parent / 'shared' / 'corpus' / 'sdformat'
+CORPUS = shared('corpus', 'sdformat')
 
 TOL = 1e-9
 

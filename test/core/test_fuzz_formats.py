@@ -34,11 +34,10 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from shared_data import shared
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path('/work/shared/corpus')
-if not SHARED.is_dir():  # CI: shared/ lies beside the clone
-    SHARED = ROOT.parent / 'shared' / 'corpus'
+SHARED = shared('corpus')
 EXAMPLES = ROOT / 'examples'
 
 SEED = 20261123

@@ -1,4 +1,4 @@
-"""Shared access to the HRDF goldens (/work/shared/goldens/hrdf, see its INDEX.md).
+"""Shared access to the HRDF goldens (shared/goldens/hrdf, see its INDEX.md).
 
 The goldens list HEBI's frames by kind in HEBI's order; these helpers name each one with the
 documented naming rule of docs/hrdf.md (tag, else ``<kind>_<index>``; ``E/output`` or
@@ -11,9 +11,10 @@ import json
 from pathlib import Path
 
 import numpy as np
+from shared_data import shared
 
-GOLDENS = Path('/work/shared/goldens/hrdf')
-CORPUS = Path('/work/shared/corpus/hrdf')
+GOLDENS = shared('goldens', 'hrdf')
+CORPUS = shared('corpus', 'hrdf')
 INVALID = GOLDENS / 'invalid'
 
 
