@@ -65,7 +65,8 @@ def generate_launch_description() -> LaunchDescription:
         package='robot_formats', executable='motion_player', name='motion_player',
         output='screen',
         parameters=[{
-            'motion_files': [LaunchConfiguration('motion_files')],
+            # a list of one path (a file or a folder of .xmdi files): motion_files is string[]
+            'motion_files': [[LaunchConfiguration('motion_files')]],
             'servo_map': ParameterValue(LaunchConfiguration('servo_map'), value_type=str),
             'frame_period': ParameterValue(LaunchConfiguration('frame_period'), value_type=float),
             'interpolation': LaunchConfiguration('interpolation'),
