@@ -1,18 +1,12 @@
-"""Show any robot_formats file in rviz2: description_publisher + rviz2 (ROS installs only).
+"""Show any robot_formats file in rviz2: description_publisher + rviz2.
 
     ros2 launch robot_formats display.launch.py description_file:=/path/to/robot.urdf
+    ros2 launch robot_formats display.launch.py --show-args     # every argument, described
 
-Arguments:
-    description_file      file in any format robot_formats reads (default: the bundled arm)
-    frame_prefix          prepended literally to every TF frame id (default: '')
-    publish_joint_states  publish the current configuration on joint_states (default: true)
-    fixed_frame           rviz2's fixed frame: the robot's root link (default: base_link, the
-                          bundled arm's; HRDF kits: world; add frame_prefix if you set one)
-    rviz                  start rviz2 (default: true)
-    rviz_config           rviz2 configuration (default: config/display.rviz)
-
-The same node and parameter file run without launch_ros via
-``robot-formats bringup config/demo.yaml`` (see docs/bringup.md).
+description_publisher serves the file (URDF, SDFormat, HRDF, SKEL, xacro) as robot_description
+and TF, like robot_state_publisher. With ``namespace:=left``, robot_description and
+joint_states move to /left/...; TF stays on /tf, so give a second robot a ``frame_prefix``.
+Without rviz2 (``rviz:=false``) the node runs alone, for any other TF client.
 """
 
 from launch import LaunchDescription
@@ -27,18 +21,31 @@ from launch_ros.substitutions import FindPackageShare
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare('robot_formats')
     arguments = [
-        DeclareLaunchArgument('description_file', default_value=PathJoinSubstitution(
-            [share, 'examples', 'urdf', 'arm_with_gripper.urdf'])),
-        DeclareLaunchArgument('frame_prefix', default_value=''),
-        DeclareLaunchArgument('publish_joint_states', default_value='true'),
-        DeclareLaunchArgument('fixed_frame', default_value='base_link'),
-        DeclareLaunchArgument('rviz', default_value='true'),
-        DeclareLaunchArgument('rviz_config', default_value=PathJoinSubstitution(
-            [share, 'config', 'display.rviz'])),
+        DeclareLaunchArgument(
+            'description_file',
+            default_value=PathJoinSubstitution([share, 'examples', 'urdf', 'arm_with_gripper.urdf']),
+            description='robot or world file in any format robot_formats reads (URDF, SDFormat, '
+                        'HRDF, SKEL, xacro)'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of the nodes (robot_description, '
+                                          'joint_states); TF stays on /tf'),
+        DeclareLaunchArgument('frame_prefix', default_value='',
+                              description='prepended literally to every TF frame id'),
+        DeclareLaunchArgument('publish_joint_states', default_value='true',
+                              description='publish the current configuration on joint_states '
+                                          '(false when another node publishes them)'),
+        DeclareLaunchArgument('fixed_frame', default_value='base_link',
+                              description="rviz2's fixed frame: the robot's root link (HRDF "
+                                          'kits and SKEL worlds: world; add frame_prefix if '
+                                          'you set one)'),
+        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
+        DeclareLaunchArgument(
+            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'display.rviz']),
+            description='rviz2 configuration file'),
     ]
     description_publisher = Node(
         package='robot_formats', executable='description_publisher',
-        name='description_publisher', output='screen',
+        name='description_publisher', namespace=LaunchConfiguration('namespace'), output='screen',
         parameters=[
             PathJoinSubstitution([share, 'config', 'description_publisher.yaml']),
             {
@@ -50,6 +57,7 @@ def generate_launch_description() -> LaunchDescription:
         ])
     rviz = Node(
         package='rviz2', executable='rviz2', name='rviz2', output='screen',
+        namespace=LaunchConfiguration('namespace'),
         arguments=['-d', LaunchConfiguration('rviz_config'),
                    '-f', LaunchConfiguration('fixed_frame')],
         condition=IfCondition(LaunchConfiguration('rviz')))

@@ -1,4 +1,4 @@
-"""Preview XMDI motions on a robot in rviz2: motion_player -> joint_states -> TF (ROS installs).
+"""Preview XMDI motions on a robot in rviz2: motion_player -> joint_states -> TF.
 
     ros2 launch robot_formats motion.launch.py          # the bundled arm and its wave
     ros2 action send_goal /motion_player/play robot_formats_interfaces/action/PlayMotion \
@@ -7,22 +7,7 @@
 description_publisher serves the robot (robot_description, TF) and turns the joint_states that
 motion_player publishes (output_mode joint_states) into TF, so rviz2 shows the motion without
 any controller. To drive a simulated robot instead, use motion_sim.launch.py.
-
-Arguments:
-    description_file      robot file in any format robot_formats reads
-                          (default: examples/urdf/arm_with_gripper.urdf)
-    motion_files          XMDI file or directory of .xmdi files
-                          (default: examples/xmdi/arm_wave.xmdi)
-    servo_map             servo -> joint mapping YAML (default: '' = servos are joint names)
-    frame_period          seconds per XMDI key frame (default: 0.032)
-    interpolation         linear (as Webots) or cubic (default: linear)
-    stream_rate           Hz of the published joint_states while playing (default: 100.0)
-    fixed_frame           rviz2's fixed frame: the robot's root link (default: base_link)
-    rviz                  start rviz2 (default: true)
-    rviz_config           rviz2 configuration (default: config/motion.rviz)
-
-Without launch_ros, ``robot-formats bringup config/motion_bringup.yaml`` runs the same nodes
-(see docs/bringup.md).
+``--show-args`` lists the arguments with their descriptions.
 """
 
 from launch import LaunchDescription
@@ -37,22 +22,37 @@ from launch_ros.substitutions import FindPackageShare
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare('robot_formats')
     arguments = [
-        DeclareLaunchArgument('description_file', default_value=PathJoinSubstitution(
-            [share, 'examples', 'urdf', 'arm_with_gripper.urdf'])),
-        DeclareLaunchArgument('motion_files', default_value=PathJoinSubstitution(
-            [share, 'examples', 'xmdi', 'arm_wave.xmdi'])),
-        DeclareLaunchArgument('servo_map', default_value=''),
-        DeclareLaunchArgument('frame_period', default_value='0.032'),
-        DeclareLaunchArgument('interpolation', default_value='linear'),
-        DeclareLaunchArgument('stream_rate', default_value='100.0'),
-        DeclareLaunchArgument('fixed_frame', default_value='base_link'),
-        DeclareLaunchArgument('rviz', default_value='true'),
-        DeclareLaunchArgument('rviz_config', default_value=PathJoinSubstitution(
-            [share, 'config', 'motion.rviz'])),
+        DeclareLaunchArgument(
+            'description_file',
+            default_value=PathJoinSubstitution([share, 'examples', 'urdf', 'arm_with_gripper.urdf']),
+            description='robot file in any format robot_formats reads'),
+        DeclareLaunchArgument(
+            'motion_files',
+            default_value=PathJoinSubstitution([share, 'examples', 'xmdi', 'arm_wave.xmdi']),
+            description='XMDI file, or folder of .xmdi files'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of the nodes (a second robot); TF stays '
+                                          'on /tf'),
+        DeclareLaunchArgument('servo_map', default_value='',
+                              description="servo -> joint mapping YAML ('' = the servos are "
+                                          'joint names)'),
+        DeclareLaunchArgument('frame_period', default_value='0.032',
+                              description='seconds per XMDI key frame'),
+        DeclareLaunchArgument('interpolation', default_value='linear',
+                              description='linear (as Webots) or cubic'),
+        DeclareLaunchArgument('stream_rate', default_value='100.0',
+                              description='Hz of the published joint_states while playing'),
+        DeclareLaunchArgument('fixed_frame', default_value='base_link',
+                              description="rviz2's fixed frame: the robot's root link"),
+        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
+        DeclareLaunchArgument(
+            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'motion.rviz']),
+            description='rviz2 configuration file'),
     ]
+    namespace = LaunchConfiguration('namespace')
     description_publisher = Node(
         package='robot_formats', executable='description_publisher',
-        name='description_publisher', output='screen',
+        name='description_publisher', namespace=namespace, output='screen',
         parameters=[
             PathJoinSubstitution([share, 'config', 'description_publisher.yaml']),
             {
@@ -63,7 +63,7 @@ def generate_launch_description() -> LaunchDescription:
         ])
     motion_player = Node(
         package='robot_formats', executable='motion_player', name='motion_player',
-        output='screen',
+        namespace=namespace, output='screen',
         parameters=[{
             # a list of one path (a file or a folder of .xmdi files): motion_files is string[]
             'motion_files': [[LaunchConfiguration('motion_files')]],
@@ -74,7 +74,7 @@ def generate_launch_description() -> LaunchDescription:
             'stream_rate': ParameterValue(LaunchConfiguration('stream_rate'), value_type=float),
         }])
     rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', output='screen',
+        package='rviz2', executable='rviz2', name='rviz2', output='screen', namespace=namespace,
         arguments=['-d', LaunchConfiguration('rviz_config'),
                    '-f', LaunchConfiguration('fixed_frame')],
         condition=IfCondition(LaunchConfiguration('rviz')))

@@ -1,4 +1,4 @@
-"""Play XMDI motions to a simulated robot: motion_player -> sim_controller (MuJoCo) (ROS installs).
+"""Play XMDI motions to a simulated robot: motion_player -> sim_controller (MuJoCo).
 
     ros2 launch robot_formats motion_sim.launch.py     # the bundled arm and its wave
     ros2 action send_goal /motion_player/play robot_formats_interfaces/action/PlayMotion \
@@ -8,26 +8,7 @@ sim_controller simulates the robot from robot_description in MuJoCo and offers
 joint_trajectory_controller's topic and FollowJointTrajectory action and
 forward_command_controller's topic, as a ros2_control robot would; motion_player plays motions
 to it exactly as it would to real controllers (docs/controllers.md); description_publisher turns
-the simulated joint_states into TF for rviz2.
-
-Arguments:
-    description_file      robot file in any format robot_formats reads
-                          (default: examples/urdf/arm_with_gripper.urdf)
-    motion_files          XMDI file or directory of .xmdi files
-                          (default: examples/xmdi/arm_wave.xmdi)
-    servo_map             servo -> joint mapping YAML (default: '' = servos are joint names)
-    output_mode           how motion_player sends motions: action (FollowJointTrajectory),
-                          trajectory (JointTrajectory topic) or stream (set controller to
-                          forward_position_controller) (default: action)
-    controller            the controller motion_player talks to
-                          (default: joint_trajectory_controller)
-    sim_mode              servo (MuJoCo position actuators) or kinematic (exact) (default: servo)
-    fixed_frame           rviz2's fixed frame: the robot's root link (default: base_link)
-    rviz                  start rviz2 (default: true)
-    rviz_config           rviz2 configuration (default: config/motion.rviz)
-
-Without launch_ros, ``robot-formats bringup config/motion_sim_bringup.yaml`` runs the same
-nodes (see docs/bringup.md).
+the simulated joint_states into TF for rviz2. ``--show-args`` lists the arguments.
 """
 
 from launch import LaunchDescription
@@ -42,22 +23,41 @@ from launch_ros.substitutions import FindPackageShare
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare('robot_formats')
     arguments = [
-        DeclareLaunchArgument('description_file', default_value=PathJoinSubstitution(
-            [share, 'examples', 'urdf', 'arm_with_gripper.urdf'])),
-        DeclareLaunchArgument('motion_files', default_value=PathJoinSubstitution(
-            [share, 'examples', 'xmdi', 'arm_wave.xmdi'])),
-        DeclareLaunchArgument('servo_map', default_value=''),
-        DeclareLaunchArgument('output_mode', default_value='action'),
-        DeclareLaunchArgument('controller', default_value='joint_trajectory_controller'),
-        DeclareLaunchArgument('sim_mode', default_value='servo'),
-        DeclareLaunchArgument('fixed_frame', default_value='base_link'),
-        DeclareLaunchArgument('rviz', default_value='true'),
-        DeclareLaunchArgument('rviz_config', default_value=PathJoinSubstitution(
-            [share, 'config', 'motion.rviz'])),
+        DeclareLaunchArgument(
+            'description_file',
+            default_value=PathJoinSubstitution([share, 'examples', 'urdf', 'arm_with_gripper.urdf']),
+            description='robot file in any format robot_formats reads'),
+        DeclareLaunchArgument(
+            'motion_files',
+            default_value=PathJoinSubstitution([share, 'examples', 'xmdi', 'arm_wave.xmdi']),
+            description='XMDI file, or folder of .xmdi files'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of the nodes and controllers (a second '
+                                          'robot); TF stays on /tf'),
+        DeclareLaunchArgument('servo_map', default_value='',
+                              description="servo -> joint mapping YAML ('' = the servos are "
+                                          'joint names)'),
+        DeclareLaunchArgument('output_mode', default_value='action',
+                              description='how motion_player sends motions: action '
+                                          '(FollowJointTrajectory), trajectory (JointTrajectory '
+                                          'topic) or stream (with '
+                                          'controller:=forward_position_controller)'),
+        DeclareLaunchArgument('controller', default_value='joint_trajectory_controller',
+                              description='the controller motion_player talks to'),
+        DeclareLaunchArgument('sim_mode', default_value='servo',
+                              description='servo (MuJoCo position actuators) or kinematic '
+                                          '(exact)'),
+        DeclareLaunchArgument('fixed_frame', default_value='base_link',
+                              description="rviz2's fixed frame: the robot's root link"),
+        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
+        DeclareLaunchArgument(
+            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'motion.rviz']),
+            description='rviz2 configuration file'),
     ]
+    namespace = LaunchConfiguration('namespace')
     description_publisher = Node(
         package='robot_formats', executable='description_publisher',
-        name='description_publisher', output='screen',
+        name='description_publisher', namespace=namespace, output='screen',
         parameters=[
             PathJoinSubstitution([share, 'config', 'description_publisher.yaml']),
             {
@@ -68,7 +68,7 @@ def generate_launch_description() -> LaunchDescription:
         ])
     sim_controller = Node(
         package='robot_formats', executable='sim_controller', name='sim_controller',
-        output='screen',
+        namespace=namespace, output='screen',
         parameters=[{
             'mode': LaunchConfiguration('sim_mode'),
             'trajectory_controller': 'joint_trajectory_controller',
@@ -78,7 +78,7 @@ def generate_launch_description() -> LaunchDescription:
         }])
     motion_player = Node(
         package='robot_formats', executable='motion_player', name='motion_player',
-        output='screen',
+        namespace=namespace, output='screen',
         parameters=[{
             # a list of one path (a file or a folder of .xmdi files): motion_files is string[]
             'motion_files': [[LaunchConfiguration('motion_files')]],
@@ -87,7 +87,7 @@ def generate_launch_description() -> LaunchDescription:
             'controller': LaunchConfiguration('controller'),
         }])
     rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', output='screen',
+        package='rviz2', executable='rviz2', name='rviz2', output='screen', namespace=namespace,
         arguments=['-d', LaunchConfiguration('rviz_config'),
                    '-f', LaunchConfiguration('fixed_frame')],
         condition=IfCondition(LaunchConfiguration('rviz')))

@@ -1,23 +1,12 @@
-"""Serve a task-and-motion-planning problem and show it in rviz2 (ROS installs).
+"""Serve a task-and-motion-planning problem and show it in rviz2.
 
     ros2 launch robot_formats problem.launch.py                    # the bundled discs and pegs
     ros2 launch robot_formats problem.launch.py problem_file:=/path/to/problem.xml
 
 problem_server puts every object and robot on TF (root ``world``), one robot_description per
 robot (``/<robot>/robot_description``), the objects and support regions on
-``/problem_server/markers``, and answers the planning services (docs/guide-planner.md).
-
-Arguments:
-    problem_file          TMP problem XML (default: examples/tmp/discs_and_pegs.xml)
-    mapping_file          configuration-tag mapping YAML (default: '' = <problem>.mapping.yaml
-                          beside the problem when it exists)
-    strict                refuse the spec page's typos instead of warning (default: false)
-    publish_frequency     rate (Hz) of the robots' moving joints on /tf (default: 10.0)
-    rviz                  start rviz2 (default: true)
-    rviz_config           rviz2 configuration (default: config/problem.rviz)
-
-Without launch_ros, ``robot-formats bringup config/problem_bringup.yaml`` runs the same node
-(see docs/bringup.md).
+``<namespace>/problem_server/markers``, and answers the planning services under
+``<namespace>/problem_server/`` (docs/guide-planner.md). ``--show-args`` lists the arguments.
 """
 
 from launch import LaunchDescription
@@ -32,18 +21,29 @@ from launch_ros.substitutions import FindPackageShare
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare('robot_formats')
     arguments = [
-        DeclareLaunchArgument('problem_file', default_value=PathJoinSubstitution(
-            [share, 'examples', 'tmp', 'discs_and_pegs.xml'])),
-        DeclareLaunchArgument('mapping_file', default_value=''),
-        DeclareLaunchArgument('strict', default_value='false'),
-        DeclareLaunchArgument('publish_frequency', default_value='10.0'),
-        DeclareLaunchArgument('rviz', default_value='true'),
-        DeclareLaunchArgument('rviz_config', default_value=PathJoinSubstitution(
-            [share, 'config', 'problem.rviz'])),
+        DeclareLaunchArgument(
+            'problem_file',
+            default_value=PathJoinSubstitution([share, 'examples', 'tmp', 'discs_and_pegs.xml']),
+            description='TMP problem XML'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description="namespace of problem_server's services and markers "
+                                          '(a second problem beside the first)'),
+        DeclareLaunchArgument('mapping_file', default_value='',
+                              description="configuration-tag mapping YAML ('' = "
+                                          '<problem>.mapping.yaml beside the problem when it '
+                                          'exists)'),
+        DeclareLaunchArgument('strict', default_value='false',
+                              description="refuse the spec page's typos instead of warning"),
+        DeclareLaunchArgument('publish_frequency', default_value='10.0',
+                              description="rate (Hz) of the robots' moving joints on /tf"),
+        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
+        DeclareLaunchArgument(
+            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'problem.rviz']),
+            description='rviz2 configuration file'),
     ]
     problem_server = Node(
         package='robot_formats', executable='problem_server', name='problem_server',
-        output='screen',
+        namespace=LaunchConfiguration('namespace'), output='screen',
         parameters=[{
             'problem_file': LaunchConfiguration('problem_file'),
             'mapping_file': ParameterValue(LaunchConfiguration('mapping_file'), value_type=str),
@@ -53,6 +53,7 @@ def generate_launch_description() -> LaunchDescription:
         }])
     rviz = Node(
         package='rviz2', executable='rviz2', name='rviz2', output='screen',
+        namespace=LaunchConfiguration('namespace'),
         arguments=['-d', LaunchConfiguration('rviz_config')],
         condition=IfCondition(LaunchConfiguration('rviz')))
     return LaunchDescription([*arguments, problem_server, rviz])

@@ -1,22 +1,11 @@
-"""Show a world (SDFormat world, SKEL world, any multi-model document) in rviz2 (ROS installs).
+"""Show a world (SDFormat world, SKEL world, any multi-model document) in rviz2.
 
     ros2 launch robot_formats world.launch.py                      # the bundled workcell
     ros2 launch robot_formats world.launch.py description_file:=/path/to/world.sdf
 
 description_publisher serves the whole world as one URDF tree rooted at ``world``: every model,
 nested models flattened with scoped names (``model::link``), on robot_description and TF.
-
-Arguments:
-    description_file      world file in any format robot_formats reads
-                          (default: examples/sdf/workcell.sdf, two URDF arms on a table)
-    frame_prefix          prepended literally to every TF frame id (default: '')
-    publish_joint_states  publish the current configuration on joint_states (default: true)
-    fixed_frame           rviz2's fixed frame (default: world; add frame_prefix if you set one)
-    rviz                  start rviz2 (default: true)
-    rviz_config           rviz2 configuration (default: config/world.rviz)
-
-Without launch_ros, ``robot-formats bringup config/world_bringup.yaml`` runs the same node
-(see docs/bringup.md).
+``--show-args`` lists the arguments with their descriptions.
 """
 
 from launch import LaunchDescription
@@ -31,18 +20,28 @@ from launch_ros.substitutions import FindPackageShare
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare('robot_formats')
     arguments = [
-        DeclareLaunchArgument('description_file', default_value=PathJoinSubstitution(
-            [share, 'examples', 'sdf', 'workcell.sdf'])),
-        DeclareLaunchArgument('frame_prefix', default_value=''),
-        DeclareLaunchArgument('publish_joint_states', default_value='true'),
-        DeclareLaunchArgument('fixed_frame', default_value='world'),
-        DeclareLaunchArgument('rviz', default_value='true'),
-        DeclareLaunchArgument('rviz_config', default_value=PathJoinSubstitution(
-            [share, 'config', 'world.rviz'])),
+        DeclareLaunchArgument(
+            'description_file',
+            default_value=PathJoinSubstitution([share, 'examples', 'sdf', 'workcell.sdf']),
+            description='world file in any format robot_formats reads (default: two URDF arms '
+                        'on a table in SDFormat)'),
+        DeclareLaunchArgument('namespace', default_value='',
+                              description='namespace of the nodes (robot_description, '
+                                          'joint_states); TF stays on /tf'),
+        DeclareLaunchArgument('frame_prefix', default_value='',
+                              description='prepended literally to every TF frame id'),
+        DeclareLaunchArgument('publish_joint_states', default_value='true',
+                              description='publish the current configuration on joint_states'),
+        DeclareLaunchArgument('fixed_frame', default_value='world',
+                              description="rviz2's fixed frame (add frame_prefix if you set one)"),
+        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
+        DeclareLaunchArgument(
+            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'world.rviz']),
+            description='rviz2 configuration file'),
     ]
     description_publisher = Node(
         package='robot_formats', executable='description_publisher',
-        name='description_publisher', output='screen',
+        name='description_publisher', namespace=LaunchConfiguration('namespace'), output='screen',
         parameters=[
             PathJoinSubstitution([share, 'config', 'description_publisher.yaml']),
             {
@@ -54,6 +53,7 @@ def generate_launch_description() -> LaunchDescription:
         ])
     rviz = Node(
         package='rviz2', executable='rviz2', name='rviz2', output='screen',
+        namespace=LaunchConfiguration('namespace'),
         arguments=['-d', LaunchConfiguration('rviz_config'),
                    '-f', LaunchConfiguration('fixed_frame')],
         condition=IfCondition(LaunchConfiguration('rviz')))
