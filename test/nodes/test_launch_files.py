@@ -17,8 +17,10 @@ tools' interfaces only:
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -38,7 +40,7 @@ from tf2_ros import Buffer, TransformListener
 
 from robot_formats.description import Description
 
-from .harness import DESCRIPTION_QOS, ROOT, Launcher, transform_matrix
+from .harness import DESCRIPTION_QOS, ROOT, Launcher, quat_to_matrix, transform_matrix
 
 sys.path.insert(0, str(ROOT / 'test'))
 sys.path.insert(0, str(ROOT / 'test' / 'core'))
@@ -287,7 +289,36 @@ def test_problem_launch(launcher, arguments, namespace) -> None:
                               strict=arguments.get('strict') == 'true',
                               publish_frequency=float(arguments.get('publish_frequency', 10.0)))
     check_nodes(run, [expected])
+    check_problem_tf(run, problem)
     run.interrupt()
+
+
+def check_problem_tf(run: LaunchRun, problem: Path) -> None:
+    """Every object and robot frame through tf2 = ``robot-formats frames --json`` (the
+    library's FK at the problem's configuration). A robot's frames are ``<robot>/<frame>`` on
+    TF (``<robot>::<frame>`` in the library's scoped names); the problem's name for a robot's
+    base frame is not a TF frame of its own."""
+    out = subprocess.run([sys.executable, '-m', 'robot_formats.cli', 'frames', str(problem),
+                          '--json'], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    robots = set(report['robots'])
+    # a robot's base frame in the problem is where its description's root sits (the same pose)
+    aliases = {robot['base_frame'] for robot in report['robots'].values()}
+    expected = {}
+    for name, frame in report['frames'].items():
+        if name in aliases:
+            continue
+        scope, sep, rest = name.partition('::')
+        tf_name = f'{scope}/{rest}' if sep and scope in robots else name
+        expected[tf_name] = frame
+    root = report['root']
+    received = run.tf2_poses(root, sorted(set(expected) - {root}))
+    for name, pose in received.items():
+        want = np.eye(4)
+        want[:3, :3] = quat_to_matrix(*expected[name]['quat'])
+        want[:3, 3] = expected[name]['xyz']
+        assert np.max(np.abs(pose - want)) <= 1e-9, f'{problem.name}: {name}'
 
 
 # --- motion.launch.py, motion_sim.launch.py -----------------------------------------------------
@@ -368,7 +399,6 @@ def test_every_launch_file_is_run_here() -> None:
 
 def test_every_launch_argument_is_described() -> None:
     """``ros2 launch ... --show-args`` prints a description for every argument."""
-    import subprocess
     for path in sorted((ROOT / 'launch').glob('*.launch.py')):
         out = subprocess.run([sys.executable, ros2(), 'launch', 'robot_formats', path.name,
                               '--show-args'], capture_output=True, text=True, timeout=120)
