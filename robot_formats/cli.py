@@ -90,11 +90,6 @@ def _parser() -> argparse.ArgumentParser:
     frames.add_argument('--json', action='store_true', help='machine-readable output')
     frames.set_defaults(handler=_cmd_frames)
 
-    bringup = sub.add_parser('bringup', help='start ROS 2 nodes in one process from a YAML file')
-    bringup.add_argument('config', help='bringup YAML (see config/demo.yaml)')
-    bringup.add_argument('--duration', type=float, default=None,
-                         help='stop after this many seconds (default: run until Ctrl-C)')
-    bringup.set_defaults(handler=_cmd_bringup)
 
     from .cli_render import add_render_parser
     add_render_parser(sub)
@@ -102,8 +97,10 @@ def _parser() -> argparse.ArgumentParser:
     from .cli_motion import add_motion_parser
     add_motion_parser(sub)
 
-    echo = sub.add_parser('tf-echo', help='print the TF tree and robot_description received '
-                          'over ROS 2, then exit')
+    echo = sub.add_parser('tf-echo', help='print the TF tree (through a tf2_ros Buffer) and '
+                          'robot_description received over ROS 2, then exit')
+    echo.add_argument('--description-topic', default='robot_description',
+                      help='the description topic (default: robot_description)')
     echo.add_argument('--timeout', type=float, default=30.0)
     echo.add_argument('--min-frames', type=int, default=1,
                       help='wait until at least this many frames (root included) are known')
@@ -284,14 +281,12 @@ def _cmd_frames(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _cmd_bringup(args: argparse.Namespace) -> int:
-    from .nodes.bringup import run_bringup  # imports rclpy only here
-    return run_bringup(args.config, duration=args.duration)
 
 
 def _cmd_tf_echo(args: argparse.Namespace) -> int:
     from .nodes.tf_echo import run_tf_echo  # imports rclpy only here
-    return run_tf_echo(timeout=args.timeout, min_frames=args.min_frames, as_json=args.json)
+    return run_tf_echo(timeout=args.timeout, min_frames=args.min_frames, as_json=args.json,
+                       description_topic=args.description_topic)
 
 
 if __name__ == '__main__':

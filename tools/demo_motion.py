@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make demo, part 2: play a bundled motion on a bundled robot through sim_controller.
 
-Starts three nodes in subprocesses, on loopback DDS and a ROS_DOMAIN_ID of their own:
+Starts ``ros2 launch robot_formats motion_sim.launch.py rviz:=false`` (three nodes) on
+loopback DDS, in the ROS_DOMAIN_ID the user set (else one of its own):
 
 * description_publisher: examples/hrdf/hebi_arm.hrdf (a HEBI arm) as robot_description;
 * sim_controller: that robot in MuJoCo, position servos, behind joint_trajectory_controller's
@@ -23,6 +24,7 @@ Run it in the set-up environment (``. tools/env.sh``): ``python tools/demo_motio
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -47,13 +49,10 @@ TIMEOUT = 60.0
 
 
 def demo_domain() -> int:
-    """225..232: valid for Fast DDS, outside the test runs' blocks (0..224) and != the demo's."""
-    taken = os.environ.get('ROS_DOMAIN_ID', '')
-    for offset in range(8):
-        candidate = 225 + (os.getpid() + offset) % 8
-        if str(candidate) != taken:
-            return candidate
-    raise RuntimeError('no free domain id')
+    """The user's ROS_DOMAIN_ID; else one of 225..232 (valid for Fast DDS, outside the test
+    runs' blocks 0..224)."""
+    taken = os.environ.get('ROS_DOMAIN_ID', '').strip()
+    return int(taken) if taken else 225 + os.getpid() % 8
 
 
 class Nodes:
@@ -67,10 +66,13 @@ class Nodes:
         self.log_dir = log_dir
         self.processes: dict[str, tuple[subprocess.Popen, Path]] = {}
 
-    def start(self, name: str, module: str, **parameters: str) -> None:
-        args = [sys.executable, '-m', f'robot_formats.nodes.{module}', '--ros-args']
-        for key, value in parameters.items():
-            args += ['-p', f'{key}:={value}']
+    def launch(self, name: str, launch_file: str, **arguments: str) -> None:
+        """``ros2 launch robot_formats <launch_file> rviz:=false <arguments>``."""
+        ros2 = shutil.which('ros2')
+        if ros2 is None:
+            raise RuntimeError('ros2 is not on PATH (source tools/env.sh after make build)')
+        args = [ros2, 'launch', 'robot_formats', launch_file, 'rviz:=false',
+                *(f'{key}:={value}' for key, value in arguments.items())]
         log = self.log_dir / f'{name}.log'
         with open(log, 'wb') as out:
             self.processes[name] = (subprocess.Popen(args, cwd=ROOT, env=self.env,
@@ -219,12 +221,12 @@ def main() -> int:
               'loopback')
         ok = False
         try:
-            nodes.start('description_publisher', 'description_publisher',
-                        description_file=str(ROBOT))
-            nodes.start('sim_controller', 'sim_controller', mode='servo')
-            nodes.start('motion_player', 'motion_player', motion_files=f'["{MOTIONS}"]',
-                        servo_map=str(SERVO_MAP), output_mode='action',
-                        controller='joint_trajectory_controller')
+            print(f'   ros2 launch robot_formats motion_sim.launch.py rviz:=false '
+                  f'description_file:={ROBOT.relative_to(ROOT)} '
+                  f'motion_files:={MOTIONS.relative_to(ROOT)} '
+                  f'servo_map:={SERVO_MAP.relative_to(ROOT)}')
+            nodes.launch('motion_sim', 'motion_sim.launch.py', description_file=str(ROBOT),
+                         motion_files=str(MOTIONS), servo_map=str(SERVO_MAP))
             ok = play_and_measure(domain, nodes)
         except (RuntimeError, KeyboardInterrupt) as err:
             print(f'demo_motion: {err or "interrupted"}')

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
+import yaml
 import rclpy.time
 from ament_index_python.packages import get_package_share_directory
 from rcl_interfaces.srv import GetParameters
@@ -203,6 +204,35 @@ def check_tf(run: LaunchRun, path: Path, topic: str = '/robot_description',
         assert np.max(np.abs(got - relative)) <= PIN_TOL, f'{path.name}: {link} (pinocchio)'
 
 
+def rviz_topics(config: Path) -> list[tuple[str, str]]:
+    """(display name, topic) of every display of an rviz2 configuration that reads a topic."""
+    found = []
+
+    def walk(displays: list[dict] | None) -> None:
+        for display in displays or []:
+            if display.get('Class') == 'rviz_common/Group':
+                walk(display.get('Displays'))
+                continue
+            for key in ('Topic', 'Description Topic'):
+                value = display.get(key)
+                if isinstance(value, dict) and value.get('Value'):
+                    found.append((display.get('Name'), value['Value']))
+
+    walk(yaml.safe_load(config.read_text(encoding='utf-8'))['Visualization Manager']['Displays'])
+    return found
+
+
+def check_rviz_config(run: LaunchRun, config: str) -> None:
+    """rviz2 cannot run here: every topic its shipped configuration reads must be published
+    by a node the same launch file started."""
+    topics = rviz_topics(SHARE / 'config' / config)
+    assert topics, f'{config}: no display reads a topic'
+    for display, topic in topics:
+        run.side.spin_until(lambda: run.side.node.count_publishers(topic) >= 1,
+                            what=f'{config}: a publisher of {topic} (display {display!r})',
+                            process=run.process)
+
+
 def check_nodes(run: LaunchRun, nodes: list[Expected]) -> None:
     run.wait_for_nodes(nodes)
     for node in nodes:
@@ -223,12 +253,13 @@ def description_publisher(namespace: str = '/', **parameters: Any) -> Expected:
 # --- display.launch.py, world.launch.py: a file of every format --------------------------------
 
 DISPLAYED = [
-    pytest.param('display.launch.py', ARM, id='urdf'),
+    pytest.param('display.launch.py', ARM, id='urdf-defaults'),
     pytest.param('display.launch.py', SHARE / 'examples' / 'hrdf' / 'hebi_arm.hrdf', id='hrdf'),
     pytest.param('display.launch.py',
                  shared('corpus', 'skel', 'dart_tianyang9310_fork', 'data', 'skel',
                         'fullbody1.skel'), id='skel-multi-dof'),
-    pytest.param('world.launch.py', SHARE / 'examples' / 'sdf' / 'workcell.sdf', id='sdf-world'),
+    pytest.param('world.launch.py', SHARE / 'examples' / 'sdf' / 'workcell.sdf',
+                 id='sdf-world-defaults'),
     pytest.param('world.launch.py',
                  ROOT / 'test' / 'sdformat' / 'fixtures' / 'node' / 'composed_world.sdf',
                  id='sdf-nested-composed'),
@@ -242,6 +273,8 @@ def test_description_launch_serves_every_frame_through_tf2(launcher, launch_file
     check_nodes(run, [description_publisher(description_file=str(path), frame_prefix='',
                                             publish_joint_states=True)])
     check_tf(run, path)
+    if path.name in ('arm_with_gripper.urdf', 'workcell.sdf'):  # the launch file's default
+        check_rviz_config(run, launch_file.replace('.launch.py', '.rviz'))
     run.interrupt()
 
 
@@ -279,17 +312,20 @@ def problem_server(namespace: str = '/', **parameters: Any) -> Expected:
 
 @pytest.mark.parametrize('arguments, namespace', [
     ({}, '/'),
-    ({'namespace': 'cell2', 'strict': 'true', 'publish_frequency': '5.0'}, '/cell2'),
-], ids=['defaults', 'namespace-strict-rate'])
+    ({'problem_file': str(SHARE / 'examples' / 'tmp' / 'hebi_sorting.xml'),
+      'namespace': 'cell2', 'strict': 'true', 'publish_frequency': '5.0'}, '/cell2'),
+], ids=['defaults', 'hrdf-robot-namespace-strict-rate'])
 def test_problem_launch(launcher, arguments, namespace) -> None:
-    problem = SHARE / 'examples' / 'tmp' / 'hebi_sorting.xml'
-    arguments = {'problem_file': str(problem), **arguments}
+    problem = Path(arguments.get('problem_file',
+                                 SHARE / 'examples' / 'tmp' / 'discs_and_pegs.xml'))
     run = LaunchRun(launcher, 'problem.launch.py', arguments, f'problem-{namespace.strip("/")}')
     expected = problem_server(namespace, problem_file=str(problem), mapping_file='',
                               strict=arguments.get('strict') == 'true',
                               publish_frequency=float(arguments.get('publish_frequency', 10.0)))
     check_nodes(run, [expected])
     check_problem_tf(run, problem)
+    if not arguments:
+        check_rviz_config(run, 'problem.rviz')
     run.interrupt()
 
 
@@ -355,6 +391,8 @@ def test_motion_launch(launcher, arguments, namespace) -> None:
                       stream_rate=float(arguments.get('stream_rate', 100.0))),
     ])
     check_tf(run, ARM, topic=f'{ns}/robot_description', joint_states=f'{ns}/joint_states')
+    if not arguments:
+        check_rviz_config(run, 'motion.rviz')
     run.interrupt()
 
 
@@ -386,6 +424,8 @@ def test_motion_sim_launch(launcher, arguments, namespace) -> None:
                       output_mode=output_mode, controller='joint_trajectory_controller'),
     ])
     check_tf(run, ARM, topic=f'{ns}/robot_description')
+    if not arguments:
+        check_rviz_config(run, 'motion.rviz')
     run.interrupt()
 
 
