@@ -90,7 +90,7 @@ from ..xmdi.library import MotionLibrary
 from ..xmdi.mapping import ServoMapping
 from ..xmdi.playback import Interpolation, Playback, PlayOptions, TrajectoryPoint, sample_times
 from ..xmdi.safety import MotionRejected, RobotJoints, check_play
-from .node_support import LATCHED_QOS, guarded
+from .node_support import LATCHED_QOS, guarded, ignore_further_interrupts
 
 __all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg']
 
@@ -587,9 +587,11 @@ def main(args: list[str] | None = None) -> int:
                 executor.spin()
             except (KeyboardInterrupt, ExternalShutdownException):
                 pass
+            ignore_further_interrupts()
             node.destroy_node()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    ignore_further_interrupts()  # rclpy restored Python's handler on shutdown
     return 0
 
 

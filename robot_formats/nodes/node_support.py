@@ -8,7 +8,8 @@ import signal
 
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['LATCHED_QOS', 'guarded', 'raise_keyboard_interrupt_on_signals']
+__all__ = ['LATCHED_QOS', 'guarded', 'ignore_further_interrupts',
+           'raise_keyboard_interrupt_on_signals']
 
 #: robot_description and /tf_static as robot_state_publisher offers them: late subscribers get
 #: the last message.
@@ -37,6 +38,10 @@ def guarded(callback=None, *, throttle_sec: float = 10.0):
 
 
 def _interrupt(signum: int, frame: object) -> None:
+    # Ctrl-C in a terminal reaches every process of the foreground group, and ros2 launch /
+    # ros2 run forward it once more: a second SIGINT must not break the clean shutdown the
+    # first one started. SIGTERM stays the way to end a shutdown that hangs.
+    ignore_further_interrupts()
     raise KeyboardInterrupt
 
 
@@ -46,3 +51,10 @@ def raise_keyboard_interrupt_on_signals() -> None:
     handlers); SIGINT also when the process was started with it ignored (``cmd &``)."""
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, _interrupt)
+
+
+def ignore_further_interrupts() -> None:
+    """Once shutting down, let a second Ctrl-C (the terminal's, after ros2 launch's or ros2
+    run's) pass instead of breaking the clean shutdown; SIGTERM still ends the process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -84,9 +84,12 @@ class NodeProcess:
         self.log_path = log_dir / f'{name}.log'
         self._log_file = open(self.log_path, 'wb')  # noqa: SIM115 - closed in stop()
         # cwd=ROOT: `python -m robot_formats...` runs the working tree, not an installed copy.
+        # A session (process group) of its own: Ctrl-C in a terminal signals the whole
+        # foreground group (``ros2 run`` relies on its child receiving it too), and so does
+        # interrupt() here.
         self.proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env,
                                      stdin=subprocess.DEVNULL, stdout=self._log_file,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, start_new_session=True)
         self.returncode: int | None = None
 
     @classmethod
@@ -129,19 +132,27 @@ class NodeProcess:
     def interrupt(self, timeout: float = 15.0) -> int | None:
         """SIGINT (Ctrl-C) and wait up to ``timeout``; the exit code, or None if still alive."""
         if self.alive():
-            self.proc.send_signal(signal.SIGINT)
+            self._signal_group(signal.SIGINT)
         try:
             self.returncode = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return None
         return self.returncode
 
+    def _signal_group(self, signum: int) -> None:
+        try:
+            os.killpg(self.proc.pid, signum)
+        except ProcessLookupError:
+            pass  # the whole group has ended
+
     def stop(self, timeout: float = 15.0) -> int:
         """Always ends the process: SIGINT, then SIGKILL after ``timeout``."""
         code = self.interrupt(timeout)
         if code is None:
-            self.proc.kill()
+            self._signal_group(signal.SIGKILL)
             code = self.proc.wait(timeout=30)
+        else:
+            self._signal_group(signal.SIGKILL)  # nothing of the group may outlive the test
         self.returncode = code
         if not self._log_file.closed:
             self._log_file.close()
