@@ -3,9 +3,9 @@
 The commands are read from the pages themselves (indented code lines, backslash continuations
 joined), so a renamed option, a moved example or a changed output fails here, not in a reader's
 shell. Outputs (`-o NAME`) go to a temporary directory. The file commands run in this process
-through ``robot_formats.cli.main`` (one import for all of them); ``bringup`` runs in a
-subprocess for one second on a private loopback domain and must start its nodes; ``tf-echo``
-needs a running bringup and is exercised by test/nodes/test_bringup.py and make demo.
+through ``robot_formats.cli.main`` (one import for all of them); ``tf-echo`` needs running
+nodes and is exercised by make demo; the ``ros2`` commands of the pages run in
+test/nodes/test_documented_ros2_commands.py.
 Animations are cut to a few pictures (``--max-frames``): drawing them whole is tested in
 test_render.py.
 """
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,9 +21,6 @@ import pytest
 from robot_formats import cli
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / 'test'))
-from nodes.conftest import _claim_block  # noqa: E402  (the node tests' domain blocks)
-from nodes.harness import subprocess_env  # noqa: E402
 
 PAGES = ('README.md', 'docs/tour.md')
 
@@ -44,17 +39,13 @@ def documented_commands() -> list[tuple[str, ...]]:
 
 
 COMMANDS = documented_commands()
-FILE_COMMANDS = [c for c in COMMANDS if c[0] not in ('bringup', 'tf-echo')]
-BRINGUPS = [c for c in COMMANDS if c[0] == 'bringup']
+FILE_COMMANDS = [c for c in COMMANDS if c[0] != 'tf-echo']
 
 
 def test_the_pages_show_every_kind_of_command():
     kinds = {c[0] for c in COMMANDS}
-    assert {'check', 'info', 'frames', 'convert', 'render', 'grasps', 'motion', 'bringup',
+    assert {'check', 'info', 'frames', 'convert', 'render', 'grasps', 'motion',
             'tf-echo'} <= kinds, kinds
-    assert {c[1] for c in BRINGUPS} >= {'config/demo.yaml', 'config/world_bringup.yaml',
-                                        'config/problem_bringup.yaml',
-                                        'config/motion_sim_bringup.yaml'}
 
 
 def _with_outputs_in(command: tuple[str, ...], directory: Path) -> list[str]:
@@ -80,21 +71,3 @@ def test_documented_command_succeeds(command, tmp_path, monkeypatch, capsys):
         assert written.is_file() and written.stat().st_size > 0
     else:
         assert out.strip(), 'printed nothing'
-
-
-@pytest.fixture(scope='module')
-def domain_ids():
-    base, lock = _claim_block()
-    ids = iter(range(base, base + 25))
-    yield lambda: next(ids)
-    lock.close()
-
-
-@pytest.mark.parametrize('command', BRINGUPS, ids=' '.join)
-def test_documented_bringup_starts_its_nodes(command, domain_ids, tmp_path):
-    run = subprocess.run([sys.executable, '-m', 'robot_formats.cli', *command, '--duration', '1'],
-                         cwd=ROOT, env=subprocess_env(domain_ids(), tmp_path),
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith('bringup: started /'), run.stdout
-    assert 'Traceback' not in run.stderr and '[ERROR]' not in run.stderr, run.stderr
