@@ -115,10 +115,12 @@ def _parser() -> argparse.ArgumentParser:
 # --- commands ---------------------------------------------------------------------------------
 
 def _print_warnings(result: formats.LoadResult | formats.DocumentResult) -> None:
-    for warning in result.warnings:
-        print(f'{warning.file or result.path}:{warning.line or 0}: warning: {warning.message}'
-              if warning.line else f'{warning.file or result.path}: warning: {warning.message}',
-              file=sys.stderr)
+    """Warnings, then notes (information strict mode does not refuse), one line each."""
+    for label, diagnostics in (('warning', result.warnings), ('note', result.notes)):
+        for item in diagnostics:
+            print(f'{item.file or result.path}:{item.line or 0}: {label}: {item.message}'
+                  if item.line else f'{item.file or result.path}: {label}: {item.message}',
+                  file=sys.stderr)
 
 
 def _load(path: str) -> tuple[formats.LoadResult, KinematicTree]:

@@ -11,6 +11,7 @@ Codes follow libsdformat's names where one applies (``DUPLICATE_NAME``,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,19 @@ __all__ = [
     'StructureError',
     'UnsupportedError',
     'location',
+    'one_line',
 ]
+
+_LINE_BREAKS = re.compile(r'\s*[\r\n]+\s*')
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks (and the indentation around them) folded into one space.
+
+    Messages are printed as ``file:line: message``, one per line, and tools (editors, CI
+    annotations, grep) read them that way; an XML parser's message may quote a multi-line
+    comment or attribute, which must not break that form."""
+    return _LINE_BREAKS.sub(' ', text).strip() if '\n' in text or '\r' in text else text
 
 
 def location(file: str | Path | None, line: int | None) -> str:
@@ -40,12 +53,26 @@ def location(file: str | Path | None, line: int | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
-    """A warning (or, inside collecting validators, an error) with its place in the source."""
+    """A warning (or, inside collecting validators, an error) with its place in the source.
+
+    ``severity`` is ``'warning'`` (the document is irregular: strict mode refuses it) or
+    ``'note'`` (information only, e.g. another tool's extension element that was read past;
+    strict mode accepts it). The message is always one line.
+    """
 
     message: str
     file: str | None = None
     line: int | None = None
     code: str = 'WARNING'
+    severity: str = 'warning'
+
+    def __post_init__(self) -> None:
+        if '\n' in self.message or '\r' in self.message:
+            object.__setattr__(self, 'message', one_line(self.message))
+
+    @property
+    def is_note(self) -> bool:
+        return self.severity == 'note'
 
     def __str__(self) -> str:
         return f'{location(self.file, self.line)}: {self.message}'
@@ -65,7 +92,7 @@ class FormatError(Exception):
 
     def __init__(self, message: str, file: str | Path | None = None, line: int | None = None,
                  code: str | None = None) -> None:
-        self.message = message
+        self.message = one_line(message)
         self.file = str(file) if file is not None else None
         self.line = line
         if code is not None:

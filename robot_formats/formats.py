@@ -61,6 +61,9 @@ class LoadResult:
     path: str
     warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
     tree: KinematicTree | None = None  #: built by load(): proves the scene is a valid tree
+    #: Information that is no irregularity (another tool's extension element read past, ...):
+    #: printed, logged, never refused by strict mode.
+    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)
 
 
 _REGISTRY: dict[str, FormatSpec] = {}
@@ -130,7 +133,8 @@ def load(path: str | Path) -> LoadResult:
                                root.sourceline)
     scene = spec.reader(path, root, warnings)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
-    return LoadResult(scene, spec.name, str(path), tuple(warnings), tree)
+    irregular, notes = _split_notes(warnings)
+    return LoadResult(scene, spec.name, str(path), irregular, tree, notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,7 @@ class DocumentResult:
     path: str
     warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
     tree: KinematicTree | None = None  #: scenes only
+    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)  #: as LoadResult.notes
 
 
 def read_document(path: str | Path) -> DocumentResult:
@@ -157,19 +162,33 @@ def read_document(path: str | Path) -> DocumentResult:
     spec = detect(path, root, warnings)
     document = spec.reader(path, root, warnings)
     tree = KinematicTree(document) if spec.document == 'scene' else None
-    return DocumentResult(document, spec.name, spec.document, str(path), tuple(warnings), tree)
+    irregular, notes = _split_notes(warnings)
+    return DocumentResult(document, spec.name, spec.document, str(path), irregular, tree, notes)
+
+
+def _split_notes(diagnostics: list[Diagnostic]
+                 ) -> tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]:
+    """(warnings, notes): strict mode refuses a document for its warnings only."""
+    return (tuple(d for d in diagnostics if not d.is_note),
+            tuple(d for d in diagnostics if d.is_note))
 
 
 def _parse(path: Path, warnings: list[Diagnostic]) -> etree._Element:
     """The document's root element (repaired by a format's ``recover`` hook if one can)."""
     data = read_bytes(path)
-    try:
-        return parse_xml_bytes(data, path)
+    try:  # read as TinyXML2 reads it where libxml2 refuses (warnings name each repair)
+        return parse_xml_bytes(data, path, warnings, _root_tags())
     except XmlSyntaxError:
         root = _recovered(path, data, warnings)
         if root is None:
             raise
         return root
+
+
+def _root_tags() -> tuple[str, ...]:
+    """Every registered format's root element names (a document may hold other top-level
+    elements; urdfdom reads the first <robot>, libsdformat the first <sdf>)."""
+    return tuple(tag for spec in registered() for tag in spec.root_tags)
 
 
 def _recovered(path: Path, data: bytes, warnings: list[Diagnostic]) -> etree._Element | None:

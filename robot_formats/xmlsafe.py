@@ -5,20 +5,28 @@ loading, no entity expansion (billion laughs), no external entities, no network 
 bound on input size. A document that declares entities or points at an external DTD is refused
 with :class:`~robot_formats.errors.UnsafeXmlError` rather than parsed partially.
 
+Real files are read as the reference tools read them: a document libxml2 refuses but TinyXML2
+(the parser of urdfdom and libsdformat) reads (``--`` in a comment, an odd or misplaced XML
+declaration, an undeclared namespace prefix, ...) is read as TinyXML2 reads it, with a warning
+per irregularity (:mod:`robot_formats.xmlrepair`).
+
 Also the small typed accessors every parser needs (``attr_float``, ``vector``, ...), which turn
 bad text into :class:`~robot_formats.errors.InvalidValueError` with file and line.
 """
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
-import re
+from collections.abc import Collection
 from pathlib import Path
 
 from lxml import etree
 
-from .errors import FileAccessError, FormatError, InvalidValueError, SchemaError, UnsafeXmlError, XmlSyntaxError
+from . import xmlrepair
+from .errors import (Diagnostic, FileAccessError, FormatError, InvalidValueError, SchemaError,
+                     UnsafeXmlError, XmlSyntaxError)
 
 __all__ = [
     'MAX_XML_BYTES',
@@ -92,12 +100,20 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
         raise FileAccessError(f'cannot read file: {err.strerror or err}', path) from err
 
 
-def parse_xml_bytes(data: bytes, file: str | Path | None = None) -> etree._Element:
+def parse_xml_bytes(data: bytes, file: str | Path | None = None,
+                    warnings: list[Diagnostic] | None = None,
+                    roots: Collection[str] = ()) -> etree._Element:
     """Parse a document safely and return its root element.
+
+    A document libxml2 refuses but TinyXML2 (urdfdom's and libsdformat's parser) reads is read
+    as TinyXML2 reads it (:mod:`robot_formats.xmlrepair`), with one warning per kind of
+    irregularity appended to ``warnings`` (code ``XML_*``; pass a list whenever the document
+    is a user's: strict mode refuses what those warnings name). ``roots``: the top-level element
+    names a reader looks for, when a document has several top-level elements.
 
     Raises:
         UnsafeXmlError: the document is too large, declares entities, or references a DTD.
-        XmlSyntaxError: the document is not well-formed XML.
+        XmlSyntaxError: the document is not XML even as TinyXML2 reads it.
     """
     if len(data) > MAX_XML_BYTES:
         raise UnsafeXmlError(f'document is {len(data)} bytes; the limit is {MAX_XML_BYTES}', file)
@@ -106,14 +122,38 @@ def parse_xml_bytes(data: bytes, file: str | Path | None = None) -> etree._Eleme
     try:
         root = etree.fromstring(data, _parser())
     except _ExternalResource as err:
-        raise UnsafeXmlError(f'the document asks to load {err} (an external DTD or entity); '
-                             'external resources are not allowed', file,
-                             _doctype_line(data)) from None
+        raise _external_resource(err, data, file) from None
     except etree.XMLSyntaxError as err:
-        root = _parse_declaring_unbound_prefixes(data, err)
-        if root is None:
-            raise _syntax_error(err, file) from err
+        root = _parse_as_tinyxml2(data, file, err, warnings, roots)
     _refuse_dtd(root, file, _doctype_line(data) or 1)
+    return root
+
+
+def _external_resource(err: _ExternalResource, data: bytes, file: str | Path | None
+                       ) -> UnsafeXmlError:
+    return UnsafeXmlError(f'the document asks to load {err} (an external DTD or entity); '
+                          'external resources are not allowed', file, _doctype_line(data))
+
+
+def _parse_as_tinyxml2(data: bytes, file: str | Path | None, err: etree.XMLSyntaxError,
+                       warnings: list[Diagnostic] | None, roots: Collection[str]
+                       ) -> etree._Element:
+    """The document as TinyXML2 reads it, repaired into XML and parsed by the same locked-down
+    parser; the repairs become warnings. TinyXML2's refusals raise XmlSyntaxError."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise _syntax_error(err, file) from err  # TinyXML2 reads UTF-8 only
+    repaired = xmlrepair.repair(data, file, roots)
+    if not repaired.repairs:  # nothing TinyXML2 reads differently: libxml2's verdict stands
+        raise _syntax_error(err, file) from err
+    try:
+        root = etree.fromstring(repaired.data, _parser())
+    except _ExternalResource as resource:
+        raise _external_resource(resource, data, file) from None
+    except etree.XMLSyntaxError as second:
+        raise _syntax_error(second, file) from err
+    if warnings is not None:
+        where = str(file) if file is not None else None
+        warnings.extend(Diagnostic(r.sentence(), where, r.line, r.code) for r in repaired.repairs)
     return root
 
 
@@ -126,57 +166,10 @@ def _syntax_error(err: etree.XMLSyntaxError, file: str | Path | None) -> FormatE
     return XmlSyntaxError(f'malformed XML: {message}', file, line)
 
 
-#: Root elements whose documents may use namespace prefixes they never declare. libsdformat
-#: reads SDFormat with TinyXML2, which has no namespaces, so real SDFormat files put
-#: ``custom:element`` extensions in without ``xmlns:custom``; libxml2 refuses those.
-PREFIX_TOLERANT_ROOTS = frozenset({'sdf'})
-_UNBOUND_PREFIX = re.compile(r'Namespace prefix (\S+)(?: for \S+)? on \S+ is not defined')
-_ROOT_START = re.compile(rb'<([A-Za-z_][\w.-]*)')
-_PREFIX_USE = re.compile(rb'[<\s/]([A-Za-z_][\w.-]*):[A-Za-z_]')
-
-
-def _parse_declaring_unbound_prefixes(data: bytes, err: etree.XMLSyntaxError
-                                      ) -> etree._Element | None:
-    """Second chance for an SDFormat document using undeclared prefixes: declare each prefix on
-    the root element (a dummy URN, on the same line, so line numbers stay) and parse again with
-    the same locked-down parser. None when the document is not such a case."""
-    if not _UNBOUND_PREFIX.search(err.msg or str(err)):
-        return None
-    start = _root_start(data)
-    if start is None or data[start.start(1):start.end(1)].decode() not in PREFIX_TOLERANT_ROOTS:
-        return None
-    prefixes = sorted({m.group(1) for m in _PREFIX_USE.finditer(data)} - {b'xmlns', b'xml'})
-    declarations = b''.join(b' xmlns:%s="urn:robot-formats:undeclared:%s"' % (p, p)
-                            for p in prefixes)
-    patched = data[:start.end()] + declarations + data[start.end():]
-    try:
-        return etree.fromstring(patched, _parser())
-    except (etree.XMLSyntaxError, _ExternalResource):
-        return None
-
-
-def _root_start(data: bytes) -> re.Match | None:
-    """The root element's start tag: the first ``<name`` outside prolog, comments and DTD."""
-    position = 0
-    while True:
-        index = data.find(b'<', position)
-        if index < 0:
-            return None
-        if data.startswith(b'<?', index):
-            position = data.find(b'?>', index) + 2
-        elif data.startswith(b'<!--', index):
-            position = data.find(b'-->', index) + 3
-        elif data.startswith(b'<!', index):
-            position = data.find(b'>', index) + 1
-        else:
-            return _ROOT_START.match(data, index)
-        if position <= 1:
-            return None
-
-
-def read_xml(path: str | Path) -> etree._Element:
-    """Read and safely parse the XML file at ``path``."""
-    return parse_xml_bytes(read_bytes(path), path)
+def read_xml(path: str | Path, warnings: list[Diagnostic] | None = None,
+             roots: Collection[str] = ()) -> etree._Element:
+    """Read and safely parse the XML file at ``path`` (see :func:`parse_xml_bytes`)."""
+    return parse_xml_bytes(read_bytes(path), path, warnings, roots)
 
 
 def _clean_lxml_message(message: str) -> str:
