@@ -15,7 +15,7 @@ from typing import Mapping
 import numpy as np
 
 from .errors import Diagnostic, InvalidValueError
-from .formats import load
+from .formats import LoadResult, load, load_text
 from .kinematics import KinematicTree
 from .model import Scene
 from .tf_solver import StaticTransform, TransformSolver
@@ -40,10 +40,21 @@ class Description:
     static: tuple[StaticTransform, ...]
 
     @classmethod
-    def load(cls, path: str | Path, initial_positions: Mapping[str, float] | None = None
-             ) -> Description:
-        """Load ``path``; ``initial_positions`` (DoF name → value) override the file's."""
-        result = load(path)
+    def load(cls, path: str | Path, initial_positions: Mapping[str, float] | None = None,
+             xacro_args: Mapping[str, str] | None = None) -> Description:
+        """Load ``path`` (a ``.xacro`` file expanded with ``xacro_args``);
+        ``initial_positions`` (DoF name → value) override the file's."""
+        return cls.from_result(load(path, xacro_args), str(path), initial_positions)
+
+    @classmethod
+    def from_text(cls, text: str, initial_positions: Mapping[str, float] | None = None,
+                  source: str = '<robot_description>') -> Description:
+        """A description given as text: robot_state_publisher's ``robot_description``."""
+        return cls.from_result(load_text(text, source), source, initial_positions)
+
+    @classmethod
+    def from_result(cls, result: LoadResult, path: str,
+                    initial_positions: Mapping[str, float] | None = None) -> Description:
         tree = result.tree or KinematicTree(result.scene)
         lowered = lower(tree)
         urdf_scene = Scene(lowered.name, (lowered,), is_world=False, source=result.path)
@@ -56,7 +67,7 @@ class Description:
         if initial_positions:
             urdf_tree.initial_positions.update(initial_positions)
         solver = TransformSolver(urdf_tree)
-        return cls(str(path), result.format, result.scene, result.warnings, tree, urdf_tree,
+        return cls(path, result.format, result.scene, result.warnings, tree, urdf_tree,
                    model_to_urdf(lowered, source=result.path), solver,
                    tuple(solver.static_transforms()))
 

@@ -112,6 +112,12 @@ class XmlSyntaxError(FormatError):
     code = 'XML_SYNTAX'
 
 
+class XacroError(FormatError):
+    """xacro could not expand a ``.xacro`` file."""
+
+    code = 'XACRO_ERROR'
+
+
 class UnsafeXmlError(FormatError):
     """The document uses XML features refused for safety: DTDs, entities, oversize input."""
 

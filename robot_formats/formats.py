@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from lxml import etree
 
-from .errors import Diagnostic, UnknownFormatError, UnsupportedError, XmlSyntaxError
+from .errors import Diagnostic, UnknownFormatError, UnsupportedError, XacroError, XmlSyntaxError
 from .kinematics import KinematicTree
 from .model import Scene
 from .xmlsafe import local_name, parse_xml_bytes, read_bytes
 
 __all__ = ['FormatSpec', 'LoadResult', 'DocumentResult', 'register', 'registered', 'detect', 'load',
-           'read_document']
+           'load_text', 'expand_xacro', 'read_document']
 
 #: Reads a document: (path, parsed root element, warnings sink) -> scene.
 Reader = Callable[[Path, etree._Element, list[Diagnostic]], Scene]
@@ -90,10 +90,7 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
     """The format for ``path`` with root element ``root``."""
     specs = registered()
     tag = local_name(root)
-    suffixes = path.suffixes
-    if '.xacro' in (suffix.lower() for suffix in suffixes):
-        raise UnknownFormatError('xacro files must be expanded first (run xacro on it and load '
-                                 'the resulting URDF)', str(path), root.sourceline)
+    suffixes = [suffix for suffix in path.suffixes if suffix.lower() != '.xacro']
     suffix = ''.join(suffixes[-1:]).lower()
     by_extension = [s for s in specs if suffix in s.extensions]
     by_root = [s for s in specs if tag in s.root_tags]
@@ -117,15 +114,56 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
                              root.sourceline)
 
 
-def load(path: str | Path) -> LoadResult:
-    """Read any supported robot, scene or problem file.
+def load(path: str | Path, xacro_args: Mapping[str, str] | None = None) -> LoadResult:
+    """Read any supported robot, scene or problem file; a ``.xacro`` file is expanded first
+    (with ``xacro_args`` as its ``name:=value`` arguments), as ROS users run xacro.
 
     Raises:
         FormatError: (a subclass of it) for every problem, with file, line and a sentence.
     """
     path = Path(path)
     warnings: list[Diagnostic] = []
-    root = _parse(path, warnings)
+    root = _parse(path, warnings, expand_xacro(path, xacro_args) if is_xacro(path) else None)
+    return _read_scene(path, root, warnings)
+
+
+def load_text(text: str, source: str = '<robot_description>') -> LoadResult:
+    """Read a document given as text, e.g. robot_state_publisher's ``robot_description``
+    parameter (URDF, or any format whose root element tells it). ``source`` names it in
+    diagnostics; relative references resolve from the working directory.
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with a line and a sentence.
+    """
+    path = Path(source)
+    warnings: list[Diagnostic] = []
+    root = _parse(path, warnings, text.encode('utf-8'))
+    return _read_scene(path, root, warnings)
+
+
+def is_xacro(path: Path) -> bool:
+    return '.xacro' in (suffix.lower() for suffix in path.suffixes)
+
+
+def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> bytes:
+    """The document a ``.xacro`` file expands to, by the xacro package ROS uses.
+
+    Raises:
+        FormatError: the file cannot be read or xacro refuses it (the sentence is xacro's).
+    """
+    try:
+        import xacro
+    except ImportError as err:
+        raise UnsupportedError('xacro files need the xacro package (pip install xacro, or the '
+                               'ROS package xacro)', str(path)) from err
+    try:
+        document = xacro.process_file(str(path), mappings=dict(arguments or {}))
+        return document.toxml(encoding='utf-8')
+    except Exception as err:  # noqa: BLE001 - xacro raises many kinds; all are the file's
+        raise XacroError(f'xacro could not expand the file: {err}', str(path)) from err
+
+
+def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> LoadResult:
     spec = detect(path, root, warnings)
     if spec.document != 'scene':
         raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
@@ -158,7 +196,7 @@ def read_document(path: str | Path) -> DocumentResult:
     """
     path = Path(path)
     warnings: list[Diagnostic] = []
-    root = _parse(path, warnings)
+    root = _parse(path, warnings, expand_xacro(path) if is_xacro(path) else None)
     spec = detect(path, root, warnings)
     document = spec.reader(path, root, warnings)
     tree = KinematicTree(document) if spec.document == 'scene' else None
@@ -173,9 +211,12 @@ def _split_notes(diagnostics: list[Diagnostic]
             tuple(d for d in diagnostics if d.is_note))
 
 
-def _parse(path: Path, warnings: list[Diagnostic]) -> etree._Element:
-    """The document's root element (repaired by a format's ``recover`` hook if one can)."""
-    data = read_bytes(path)
+def _parse(path: Path, warnings: list[Diagnostic], data: bytes | None = None
+           ) -> etree._Element:
+    """The document's root element (repaired by a format's ``recover`` hook if one can);
+    ``data``: the document's bytes when they do not come from ``path`` (text, xacro output)."""
+    if data is None:
+        data = read_bytes(path)
     try:  # read as TinyXML2 reads it where libxml2 refuses (warnings name each repair)
         return parse_xml_bytes(data, path, warnings, _root_tags())
     except XmlSyntaxError:

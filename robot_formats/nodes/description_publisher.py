@@ -92,7 +92,16 @@ class DescriptionPublisher(Node):
             return ParameterDescriptor(description=description)
 
         self.declare_parameter('description_file', '', text(
-            'Robot, world or problem file in any format robot_formats reads.'))
+            'Robot, world or problem file in any format robot_formats reads (.xacro expanded); '
+            'takes precedence over robot_description.'))
+        self.declare_parameter('robot_description', '', text(
+            "The description as text, as robot_state_publisher's parameter of that name "
+            '(URDF, or any format robot_formats reads); used when description_file is empty.'))
+        self.declare_parameter('xacro_args', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
+            type=ParameterType.PARAMETER_STRING_ARRAY,
+            description="Arguments of a .xacro description_file: ['name:=value', ...]."))
+        self.declare_parameter('strict', False, text(
+            'Refuse a description that loads only with warnings (robot-formats check --strict).'))
         self.declare_parameter('frame_prefix', '', text(
             'Prepended literally to every TF frame id (robot_state_publisher semantics).'))
         self.declare_parameter('publish_frequency', 20.0, text(
@@ -127,7 +136,10 @@ class DescriptionPublisher(Node):
 
     def _initial_overrides(self) -> dict[str, float]:
         value = self.get_parameter_or('initial_positions', None).value
-        return parse_positions(list(value or []))
+        try:
+            return parse_positions(list(value or []))
+        except ValueError as err:
+            raise ValueError(f'initial_positions: {err}') from err
 
     def parameters_callback(self, parameters: list[Parameter]) -> SetParametersResult:
         """A new ``description_file`` must load completely, or the change is refused.
@@ -150,35 +162,52 @@ class DescriptionPublisher(Node):
         for parameter in parameters:
             if parameter.name == 'description_file':
                 error = self._load_and_swap(str(parameter.value), overrides)
-                if error:
-                    return SetParametersResult(successful=False, reason=error)
+            elif parameter.name == 'robot_description' and parameter.value:
+                error = self._load_and_swap(str(parameter.value), overrides, as_text=True)
+            else:
+                continue
+            if error:
+                return SetParametersResult(successful=False, reason=error)
         return SetParametersResult(successful=True)
 
     # --- loading ----------------------------------------------------------------------------
     def _try_initial_load(self) -> None:
         path = str(self.get_parameter('description_file').value)
-        if not path:
-            self.get_logger().error('parameter description_file is empty; call ~/reload with a '
-                                    'path to start publishing')
+        text = str(self.get_parameter('robot_description').value)
+        if path and text:
+            self.get_logger().warning('both description_file and robot_description are set: '
+                                      'serving description_file')
+        if not path and not text:
+            self.get_logger().error('parameters description_file and robot_description are '
+                                    'empty; call ~/reload with a path to start publishing')
             return
-        error = self._load_and_swap(path)
+        error = self._load_and_swap(path) if path else self._load_and_swap(text, as_text=True)
         if error:
             self.get_logger().error(f'{error}; still serving nothing - fix the file and call '
                                     '~/reload')
 
-    def _load_and_swap(self, path: str, overrides: dict[str, float] | None = None
-                       ) -> str | None:
-        """Load ``path``; on success publish it and return None, else return the error."""
+    def _load_and_swap(self, source: str, overrides: dict[str, float] | None = None,
+                       as_text: bool = False) -> str | None:
+        """Load the file ``source`` (or, ``as_text``, the description text ``source``); on
+        success publish it and return None, else return the error."""
+        where = 'robot_description' if as_text else source
         try:
-            description = Description.load(
-                path, self._initial_overrides() if overrides is None else overrides)
+            positions = self._initial_overrides() if overrides is None else overrides
+            if as_text:
+                description = Description.from_text(source, positions)
+            else:
+                description = Description.load(source, positions, self._xacro_args())
         except FormatError as err:
             return str(err)
-        except ValueError as err:  # bad initial_positions parameter
-            return f'initial_positions: {err}'
+        except ValueError as err:  # bad initial_positions or xacro_args parameter
+            return str(err)
         except Exception as err:  # noqa: BLE001 - a bug must not take the node down
-            self.get_logger().error(f'internal error loading {path}: {err!r}')
+            self.get_logger().error(f'internal error loading {where}: {err!r}')
             return f'internal error: {type(err).__name__}: {err}'
+        if description.warnings and self.get_parameter('strict').value:
+            first = description.warnings[0]
+            return (f'{first} (strict: {len(description.warnings)} warning(s) refuse the '
+                    'description)')
         for warning in description.warnings:
             self.get_logger().warning(str(warning))
         self.description = description
@@ -187,9 +216,19 @@ class DescriptionPublisher(Node):
         self._last_tf_time.clear()
         self._publish_description()
         self.get_logger().info(
-            f'serving {path} ({description.format}, {len(description.urdf_tree.links)} frames, '
+            f'serving {where} ({description.format}, {len(description.urdf_tree.links)} frames, '
             f'{len(description.dof_names)} DoF)')
         return None
+
+    def _xacro_args(self) -> dict[str, str]:
+        """``xacro_args`` (``['name:=value', ...]``) as a mapping; ValueError when malformed."""
+        out = {}
+        for item in self.get_parameter_or('xacro_args', None).value or []:
+            name, sep, value = str(item).partition(':=')
+            if not sep or not name.strip():
+                raise ValueError(f'xacro_args: {item!r} is not NAME:=VALUE')
+            out[name.strip()] = value
+        return out
 
     def _publish_description(self) -> None:
         assert self.description is not None

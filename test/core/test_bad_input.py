@@ -119,14 +119,6 @@ def test_empty_file(tmp_path, content):
     assert info.value.file == str(path) and 'empty' in info.value.message
 
 
-def test_xacro_is_unknown_with_advice(tmp_path):
-    path = tmp_path / 'robot.xacro'
-    path.write_text('<foo/>')
-    with pytest.raises(E.UnknownFormatError) as info:
-        robot_formats.load(path)
-    assert 'xacro' in info.value.message
-
-
 # --- resource exhaustion ------------------------------------------------------------------------
 
 def _peak_rss_mb() -> float:

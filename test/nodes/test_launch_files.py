@@ -92,8 +92,10 @@ class LaunchRun:
     """``ros2 launch robot_formats <file> rviz:=false <arguments>`` and a test side."""
 
     def __init__(self, launcher: Launcher, launch_file: str, arguments: dict[str, str],
-                 name: str) -> None:
-        args = [ros2(), 'launch', 'robot_formats', launch_file, 'rviz:=false',
+                 name: str, package: str | None = 'robot_formats') -> None:
+        """``package=None``: ``launch_file`` is a path (``ros2 launch FILE``)."""
+        where = [package, launch_file, 'rviz:=false'] if package else [launch_file]
+        args = [ros2(), 'launch', *where,
                 *(f'{key}:={value}' for key, value in arguments.items())]
         self.process, self.side = launcher.command(args, re.sub(r'\W', '_', name))
 

@@ -87,7 +87,7 @@ def test_bad_startup_keeps_running_then_serves_after_reload(launcher, tmp_path: 
         expected_refusal = 'no such file'
     else:
         process, ros = launcher.publisher('empty')
-        process.wait_for_log('description_file is empty')
+        process.wait_for_log('description_file and robot_description are empty')
         expected_refusal = 'no path'
     # empty path = "the current file": still nothing usable
     response = _reload(ros, process, '')
