@@ -1,4 +1,4 @@
-"""SDFormat reader against libsdformat 12.3 goldens (/work/shared/goldens/sdformat, INDEX.md).
+"""SDFormat reader against libsdformat 12.3 goldens (shared/goldens/sdformat, INDEX.md).
 
 Every corpus document the oracle classified is loaded through ``robot_formats.load`` (reader,
 includes, frame graphs, neutral scene, kinematic tree): for valid and valid_newer documents every
@@ -21,9 +21,10 @@ import robot_formats.sdformat as sdformat
 from robot_formats.errors import FormatError
 from robot_formats.formats import load
 from robot_formats.transforms import quat_to_rotation
+from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
-GOLDENS = Path('/work/shared/goldens/sdformat')
-CORPUS = Path('/work/shared/corpus/sdformat')
+GOLDENS = shared('goldens', 'sdformat')
+CORPUS = shared('corpus', 'sdformat')
 TOL = 1e-6
 INDEX = json.loads((GOLDENS / 'index.json').read_text())['files']
 

@@ -24,12 +24,12 @@ from robot_formats.transforms import quat_to_rotation, rpy_to_rotation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
 from rf_testlib import pinocchio_forward  # noqa: E402  (pinocchio reference, shared helper)
+from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 FIXTURES = Path(__file__).parent / 'fixtures'
-SKEL = Path('/work/shared/corpus/skel/dartsim_dart/data/skel/test/double_pendulum_with_ground.skel')
-SKEL_GOLDEN = Path('/work/shared/goldens/skel/dartsim_dart/data/skel/test/'
-                   'double_pendulum_with_ground.skel.json')
-HRDF = Path('/work/shared/corpus/hrdf/hebi_description/config/arms/hrdf/A-2085-03.hrdf')
+SKEL = shared('corpus', 'skel', 'dartsim_dart', 'data', 'skel', 'test', 'double_pendulum_with_ground.skel')
+SKEL_GOLDEN = shared('goldens', 'skel', 'dartsim_dart', 'data', 'skel', 'test', 'double_pendulum_with_ground.skel.json')
+HRDF = shared('corpus', 'hrdf', 'hebi_description', 'config', 'arms', 'hrdf', 'A-2085-03.hrdf')
 
 
 def pose(x=0.0, y=0.0, z=0.0, roll=0.0, pitch=0.0, yaw=0.0) -> np.ndarray:

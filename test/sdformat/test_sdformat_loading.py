@@ -20,6 +20,7 @@ from robot_formats.errors import FormatError
 from robot_formats.formats import load
 from robot_formats.sdformat.reader import SdfLoader
 from robot_formats.xmlsafe import read_xml
+from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -243,7 +244,7 @@ def test_including_a_world_is_element_incorrect_type(tmp_path: Path) -> None:
 
 # --- merge-include into a world (SDFormat 1.10, libsdformat >= 13) -------------------------------
 
-UPSTREAM = Path('/work/shared/corpus/sdformat/gazebosim_sdformat/test')
+UPSTREAM = shared('corpus', 'sdformat', 'gazebosim_sdformat', 'test')
 
 
 def test_world_merge_include_as_libsdformat_13() -> None:

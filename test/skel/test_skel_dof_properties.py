@@ -21,9 +21,10 @@ from robot_formats.formats import load
 from robot_formats.model import (Box, DofDynamics, Ellipsoid, JointType, Model, SoftBody,
                                  dof_names)
 from robot_formats.skel import read_skel
+from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
-GOLDENS = Path('/work/shared/goldens/skel')
-CORPUS = Path('/work/shared/corpus/skel')
+GOLDENS = shared('goldens', 'skel')
+CORPUS = shared('corpus', 'skel')
 TEST_DIR = CORPUS / 'dart_tianyang9310_fork' / 'data' / 'skel' / 'test'
 
 

@@ -1,4 +1,4 @@
-"""SKEL reader against dartpy 6.20 goldens (/work/shared/goldens/skel, see its INDEX.md).
+"""SKEL reader against dartpy 6.20 goldens (shared/goldens/skel, see its INDEX.md).
 
 Forward kinematics of every loadable corpus file and generated random world must equal DART's
 body frames (initial and two random configurations, given in DART's generalized-coordinate
@@ -19,13 +19,12 @@ from robot_formats.errors import (CycleError, DuplicateNameError, FormatError,
                                   XmlSyntaxError)
 from robot_formats.formats import load
 from robot_formats.transforms import quat_to_rotation
+from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
-GOLDENS = Path('/work/shared/goldens/skel')
-CORPUS = Path('/work/shared/corpus/skel')
+GOLDENS = shared('goldens', 'skel')
+CORPUS = shared('corpus', 'skel')
 TOL = 1e-6
 
-if not GOLDENS.is_dir():
-    pytest.skip('SKEL goldens not available', allow_module_level=True)
 
 
 def _goldens(folder: Path) -> list[Path]:

@@ -19,9 +19,10 @@ from lxml import etree
 
 from robot_formats.errors import FormatError
 from robot_formats.formats import load
+from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
-SOURCES = (sorted(Path('/work/shared/corpus/skel').rglob('*.skel'))
-           + sorted(Path('/work/shared/goldens/skel/generated/random').glob('*.skel')))
+SOURCES = (sorted(shared('corpus', 'skel').rglob('*.skel'))
+           + sorted(shared('goldens', 'skel', 'generated', 'random').glob('*.skel')))
 JUNK = ['', 'abc', '1e999', 'nan', '-1', '0', '1 2', '1 2 3 4 5 6 7', 'world', 'inf', '-0',
         '1e-320', ' ', '0 0 0', '1,2,3', '1e308 1e308 1e308', '-5 -5 -5', '1.0x', '0x1g',
         '1e200', '1e200 1e200 1e200', '1e200 0 0 0 0 0']

@@ -18,15 +18,14 @@ from robot_formats.errors import (CycleError, FormatError, InvalidValueError, Sc
 from robot_formats.formats import load
 from robot_formats.model import (Capsule, Cone, Ellipsoid, JointType, Limits, Mesh, Plane,
                                  Sphere)
+from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDENS = Path('/work/shared/goldens/skel')
-CORPUS = Path('/work/shared/corpus/skel')
+GOLDENS = shared('goldens', 'skel')
+CORPUS = shared('corpus', 'skel')
 TEST_DIR = CORPUS / 'dart_tianyang9310_fork' / 'data' / 'skel' / 'test'
 SHAPES = CORPUS / 'dartsim_dart' / 'data' / 'skel' / 'test' / 'test_shapes.skel'
 
-if not GOLDENS.is_dir():
-    pytest.skip('SKEL goldens not available', allow_module_level=True)
 
 def _golden(path: Path) -> Path:
     if GOLDENS in path.parents:
