@@ -34,6 +34,10 @@ Benchmarks (issue targets in brackets):
   list_objects of the same node, server time and round trip p99 [≤ 3× the trivial p99];
   4 client processes sending a mix of services at 500 requests/s in total for 30 s [no failure].
 
+* ``first_tf``: from process start of ``ros2 launch robot_formats {display,world,problem}.launch.py``
+  to a tf2_ros Buffer resolving every frame [≤ 1.5 s].
+* ``cli_check``: ``robot-formats check`` of a small URDF in a fresh process [≤ 0.15 s].
+
 robot_state_publisher (the C++ reference for the TF path) cannot be installed on this machine,
 so the TF numbers are reported against the targets only.
 """
@@ -44,8 +48,8 @@ import argparse
 import os
 import sys
 
-from . import (hrdf_load, motion_stream, problem_server, render, sdformat_load, skel_load,
-               tf_stream, urdf_load)
+from . import (first_tf, hrdf_load, motion_stream, problem_server, render, sdformat_load,
+               skel_load, tf_stream, urdf_load)
 
 BENCHMARKS = {
     'urdf_load': urdf_load.run,
@@ -57,6 +61,8 @@ BENCHMARKS = {
     'sdformat_load': sdformat_load.run,
     'skel_load': skel_load.run,
     'problem_server': problem_server.run,
+    'first_tf': first_tf.run_first_tf,
+    'cli_check': first_tf.run_check,
 }
 
 

@@ -1,0 +1,128 @@
+"""What a user waits for: from ``ros2 launch`` to a complete TF tree, and a CLI ``check``.
+
+* ``first_tf``: wall time from starting ``ros2 launch robot_formats X.launch.py rviz:=false``
+  until a tf2_ros Buffer in this process resolves every frame the launch serves (the frames
+  named by the library for the same file), for display, world and problem launches. The
+  listener and its DDS participant exist before the launch starts, as rviz2 would; each launch
+  is stopped with Ctrl-C before the next. Median of ``RUNS`` runs [≤ 1.5 s].
+* ``check``: wall time of ``robot-formats check`` on a small URDF in a fresh process (the
+  interpreter's start included), median of ``RUNS_CHECK`` [≤ 0.15 s].
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = 5
+RUNS_CHECK = 10
+TARGET_FIRST_TF = 1.5
+TARGET_CHECK = 0.15
+#: (launch file, its file argument, the file) for each measured launch.
+LAUNCHES = [
+    ('display.launch.py', 'description_file', ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'),
+    ('world.launch.py', 'description_file', ROOT / 'examples' / 'sdf' / 'workcell.sdf'),
+    ('problem.launch.py', 'problem_file', ROOT / 'examples' / 'tmp' / 'discs_and_pegs.xml'),
+]
+
+
+def _frames(launch_file: str, path: Path) -> tuple[str, list[str]]:
+    """(root, every other frame) the launch serves, by the library."""
+    if launch_file == 'problem.launch.py':
+        import json
+        out = subprocess.run([sys.executable, '-m', 'robot_formats.cli', 'frames', str(path),
+                              '--json'], capture_output=True, text=True, check=True, cwd=ROOT)
+        report = json.loads(out.stdout)
+        robots = set(report['robots'])
+        aliases = {r['base_frame'] for r in report['robots'].values()}
+        names = []
+        for name in report['frames']:
+            scope, sep, rest = name.partition('::')
+            if name not in aliases and name != report['root']:
+                names.append(f'{scope}/{rest}' if sep and scope in robots else name)
+        return report['root'], names
+    from robot_formats.description import Description
+    tree = Description.load(path).urdf_tree
+    return tree.root, [name for name in tree.forward({}) if name != tree.root]
+
+
+def _first_tf_seconds(launch_file: str, argument: str, path: Path, node, buffer) -> float:
+    import rclpy
+    import rclpy.time
+    root, frames = _frames(launch_file, path)
+    latest = rclpy.time.Time()
+    buffer.clear()
+    start = time.perf_counter()
+    process = subprocess.Popen([shutil.which('ros2'), 'launch', 'robot_formats', launch_file,
+                                'rviz:=false', f'{argument}:={path}'],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        deadline = start + 60.0
+        while not all(buffer.can_transform(root, f, latest) for f in frames):
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f'{launch_file}: TF incomplete after 60 s')
+            rclpy.spin_once(node, timeout_sec=0.005)
+        return time.perf_counter() - start
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def run_first_tf(seconds: float = 0.0) -> bool:
+    import rclpy
+    from tf2_ros import Buffer, TransformListener
+    rclpy.init()
+    node = rclpy.create_node('first_tf_benchmark')
+    buffer = Buffer()
+    listener = TransformListener(buffer, node)
+    ok = True
+    try:
+        print(f'  from process start of ros2 launch to every frame resolved through tf2, '
+              f'median of {RUNS} [target <= {TARGET_FIRST_TF} s]')
+        for launch_file, argument, path in LAUNCHES:
+            samples = [_first_tf_seconds(launch_file, argument, path, node, buffer)
+                       for _ in range(RUNS)]
+            median = statistics.median(samples)
+            ok &= median <= TARGET_FIRST_TF
+            print(f'  {launch_file:20s} {path.name:24s} median {median:6.3f} s  '
+                  f'(min {min(samples):.3f}, max {max(samples):.3f})  '
+                  f'{"met" if median <= TARGET_FIRST_TF else "MISSED"}')
+    finally:
+        listener.unregister()
+        node.destroy_node()
+        rclpy.shutdown()
+    return ok
+
+
+def run_check(seconds: float = 0.0) -> bool:
+    path = ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'
+    command = [sys.executable, '-m', 'robot_formats.cli', 'check', str(path)]
+    subprocess.run(command, capture_output=True, check=True, cwd=ROOT)  # warm the file cache
+    samples = []
+    for _ in range(RUNS_CHECK):
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True, cwd=ROOT)
+        samples.append(time.perf_counter() - start)
+    median = statistics.median(samples)
+    bare = []
+    for _ in range(RUNS_CHECK):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, '-c', 'pass'], check=True)
+        bare.append(time.perf_counter() - start)
+    print(f'  robot-formats check {path.name}: median {median * 1e3:.0f} ms of {RUNS_CHECK} '
+          f'(a bare python start: {statistics.median(bare) * 1e3:.0f} ms) '
+          f'[target <= {TARGET_CHECK * 1e3:.0f} ms] '
+          f'{"met" if median <= TARGET_CHECK else "MISSED"}')
+    return median <= TARGET_CHECK
