@@ -207,9 +207,19 @@ class _Lexer:
             return end
         if data.startswith(b'<!', position):
             return self.markup_declaration(position, top_level=True, first=not tops)
+        if data.startswith(b'</', position):
+            return self.stray_end_tag(position)
         if data.startswith(b'<', position):
             return self.top_element(position, tops)
         return self.stray_text(position)
+
+    def stray_end_tag(self, position: int) -> int:
+        """A closing tag outside any element: TinyXML2 stops reading the document there."""
+        tag = self.data[position:self.data.find(b'>', position) + 1 or len(self.data)]
+        self.note(position, 'XML_STRAY_END_TAG', f'a closing tag {_quote(tag)} outside any '
+                  'element: the rest of the file is ignored, as TinyXML2 stops reading there')
+        self.blank(position, len(self.data))
+        return len(self.data)
 
     def stray_text(self, position: int) -> int:
         """Text outside the root element: TinyXML2 keeps it if markup follows."""

@@ -108,7 +108,7 @@ def check_urdf_exe() -> str:
 
 def check_urdf(path: str | Path) -> subprocess.CompletedProcess:
     return subprocess.run([check_urdf_exe(), str(path)], capture_output=True, text=True,
-                          timeout=60)
+                          errors='replace', timeout=60)  # it prints names as their bytes
 
 
 @functools.lru_cache(maxsize=None)
