@@ -21,7 +21,7 @@ import numpy as np
 
 from .errors import (CycleError, DuplicateNameError, InvalidValueError, ReferenceError,
                      StructureError)
-from .model import WORLD, Frame, Joint, JointType, Link, Model, Scene, dof_names
+from .model import WORLD, Frame, Joint, JointType, Link, Mimic, Model, Scene, dof_names
 from .transforms import (axis_angle, exp_rotvec, normalized, pose_to_inverse_matrix,
                          pose_to_matrix)
 
@@ -319,18 +319,52 @@ class KinematicTree:
                     self.scene.source, self.joints[name].line)
 
     def _check_mimics(self) -> None:
-        for joint in self.joints.values():
+        """Check every mimic and resolve chains to the joint that leads them.
+
+        A joint following a joint that itself follows another (``c`` mimics ``b`` mimics
+        ``a``) follows the leader directly, multipliers and offsets composed:
+        q_c = m_c·(m_b·q_a + o_b) + o_c. The tree's joints and edges carry the resolved mimic,
+        so forward kinematics, TF, the URDF written, MuJoCo and motion checks all see one
+        level, as URDF tools expect.
+        """
+        resolved: dict[str, Joint] = {}
+        for name, joint in self.joints.items():
             if joint.mimic is None:
                 continue
             if joint.type not in _ONE_DOF:
                 raise StructureError(f'{joint.type.value} joint {joint.name!r} cannot mimic '
                                      'another joint; only one-degree-of-freedom joints can',
                                      self.scene.source, joint.line)
-            leader = self.joints.get(joint.mimic.joint)
-            if leader is None or leader.dof_count != 1:
-                raise ReferenceError(f'joint {joint.name!r} mimics {joint.mimic.joint!r}, which is '
-                                     'not a one-degree-of-freedom joint of this model',
-                                     self.scene.source, joint.line)
+            mimic = self._leading_mimic(joint)
+            if mimic != joint.mimic:
+                resolved[name] = _replace(joint, mimic=mimic)
+        for name, joint in resolved.items():
+            self.joints[name] = joint
+            self.edges[joint.child] = _replace(self.edges[joint.child], joint=joint)
+
+    def _leading_mimic(self, joint: Joint) -> Mimic:
+        """``joint``'s mimic expressed in the coordinate of the chain's leading joint."""
+        assert joint.mimic is not None
+        multiplier, offset = joint.mimic.multiplier, joint.mimic.offset
+        chain, target = [joint.name], joint.mimic.joint
+        leader = self.joints.get(target)
+        while leader is not None and leader.mimic is not None and leader.type in _ONE_DOF:
+            if leader.name in chain:
+                loop = chain[chain.index(leader.name):] + [leader.name]
+                raise StructureError(f'the joints {" -> ".join(repr(n) for n in loop)} mimic '
+                                     'each other in a loop', self.scene.source, joint.line,
+                                     code='MIMIC_LOOP')
+            chain.append(leader.name)
+            offset += multiplier * leader.mimic.offset
+            multiplier *= leader.mimic.multiplier
+            target = leader.mimic.joint
+            leader = self.joints.get(target)
+        if leader is None or leader.dof_count != 1:
+            through = f' (through {", ".join(repr(n) for n in chain[1:])})' if chain[1:] else ''
+            raise ReferenceError(f'joint {joint.name!r} mimics {target!r}{through}, which is not '
+                                 'a one-degree-of-freedom joint of this model',
+                                 self.scene.source, joint.line)
+        return Mimic(leader.name, multiplier, offset)
 
     # --- queries ----------------------------------------------------------------------------
     def frame_names(self) -> tuple[str, ...]:

@@ -41,7 +41,7 @@ def robot_from_urdf(urdf: str, source: str | None = None) -> tuple[Scene, Kinema
                                                                     list[Diagnostic]]:
     """Parse URDF text through the library (xmlsafe + the URDF reader); FormatError if bad."""
     warnings: list[Diagnostic] = []
-    root = parse_xml_bytes(urdf.encode('utf-8'), source)
+    root = parse_xml_bytes(urdf.encode('utf-8'), source, warnings, ('robot',))
     scene = parse_urdf_element(root, source, warnings)
     return scene, KinematicTree(scene), warnings
 
@@ -92,12 +92,20 @@ def _simulation_link(link: Link, warnings: list[Diagnostic]) -> Link:
     return replace(link, visuals=(), collisions=tuple(collisions))
 
 
-def mujoco_urdf(scene: Scene, warnings: list[Diagnostic] | None = None) -> str:
-    """URDF text MuJoCo loads whatever meshes the description names (see the module doc)."""
+def mujoco_urdf(scene: Scene, warnings: list[Diagnostic] | None = None,
+                tree: KinematicTree | None = None) -> str:
+    """URDF text MuJoCo loads whatever meshes the description names (see the module doc).
+
+    Mimic chains (a joint following a joint that follows another) are written as the tree
+    resolves them, each joint following the chain's leading joint: MuJoCo then constrains every
+    follower to the one actuated joint."""
     warnings = warnings if warnings is not None else []
+    tree = tree if tree is not None else KinematicTree(scene)
     model: Model = scene.models[0]
     links = tuple(_simulation_link(link, warnings) for link in model.links)
-    return model_to_urdf(replace(model, links=links), source=scene.source)
+    joints = tuple(replace(joint, mimic=tree.joints[joint.name].mimic)
+                   if joint.mimic is not None else joint for joint in model.joints)
+    return model_to_urdf(replace(model, links=links, joints=joints), source=scene.source)
 
 
 class SimulatedJoint:
@@ -125,7 +133,7 @@ class MujocoRobot:
         if len(self.scene.models) != 1:
             raise FormatError('the robot description must hold exactly one robot', source)
         self.joint_names = movable_joints(self.scene)
-        spec = mujoco.MjSpec.from_string(mujoco_urdf(self.scene, self.warnings))
+        spec = mujoco.MjSpec.from_string(mujoco_urdf(self.scene, self.warnings, self.tree))
         spec.compiler.boundmass = 1e-3   # links without inertial or geometry still move
         spec.compiler.boundinertia = 1e-6
         spec.option.timestep = float(timestep)
@@ -156,7 +164,7 @@ class MujocoRobot:
     # --- structure -------------------------------------------------------------------------
     def _map_joints(self) -> dict[str, SimulatedJoint]:
         model = self.model
-        by_name = {j.name: j for m in self.scene.models for j in m.joints}
+        by_name = self.tree.joints  # mimics resolved to the leading joint of their chain
         out: dict[str, SimulatedJoint] = {}
         for jid in range(model.njnt):
             name = model.joint(jid).name

@@ -22,7 +22,7 @@ from robot_formats import FormatError, KinematicTree
 from robot_formats import errors as E
 from robot_formats import cli, xmlsafe
 
-from rf_testlib import FIXTURES, ROOT, run_cli
+from rf_testlib import FIXTURES, ROOT, check_urdf, run_cli
 
 BAD = FIXTURES / 'bad'
 
@@ -56,12 +56,8 @@ CASES = {
     'wrong_count': ('urdf_invalid_wrong_count.urdf', E.InvalidValueError, ['3', 'xyz']),
     'unknown_link': ('urdf_invalid_unknown_link.urdf', E.ReferenceError,
                      ["'hand'", "'arm_to_hand'"]),
-    'mimic_unknown': ('urdf_invalid_mimic_unknown.urdf', E.ReferenceError, ["'no_such_joint'"]),
     'unknown_joint_type': ('urdf_invalid_unknown_joint_type.urdf', E.SchemaError, ["'hinge'"]),
     'missing_name': ('urdf_invalid_missing_name.urdf', E.SchemaError, ['name', '<link>']),
-    'limit_order': ('urdf_invalid_limit_order.urdf', E.InvalidValueError, ['lower', 'upper']),
-    'zero_axis': ('urdf_invalid_zero_axis.urdf', E.InvalidValueError, ['axis']),
-    'negative_mass': ('urdf_invalid_negative_mass.urdf', E.InvalidValueError, ['negative']),
     'same_parent_child': ('urdf_invalid_same_parent_child.urdf', E.StructureError,
                           ["'base'", 'same parent and child']),
     'billion_laughs': ('urdf_invalid_billion_laughs.urdf', E.UnsafeXmlError, ['entit']),
@@ -69,11 +65,46 @@ CASES = {
     'external_dtd': ('urdf_invalid_external_dtd.urdf', E.UnsafeXmlError, ['dtd', 'robot.dtd']),
 }
 
+# Invalid by the URDF specification, but urdfdom (check_urdf, robot_state_publisher) loads them:
+# loaded with a warning at the marked line, refused by strict mode.
+# defect -> (fixture, warning code, words the warning must contain (lower case))
+LOADED_AS_URDFDOM_DOES = {
+    'mimic_unknown': ('urdf_invalid_mimic_unknown.urdf', 'URDF_MIMIC_IGNORED',
+                      ["'no_such_joint'", 'moves on its own']),
+    'limit_order': ('urdf_invalid_limit_order.urdf', 'URDF_LIMIT_ORDER', ['lower', 'upper']),
+    'zero_axis': ('urdf_invalid_zero_axis.urdf', 'URDF_ZERO_AXIS', ['axis', 'fixed']),
+    'negative_mass': ('urdf_invalid_negative_mass.urdf', 'URDF_NEGATIVE_MASS', ['negative']),
+}
+
 
 def test_every_fixture_has_a_case():
     on_disk = {p.name for p in BAD.iterdir()} - {'urdf_invalid_empty.urdf',
                                                    'urdf_invalid_oversize.urdf'}
-    assert on_disk == {fixture for fixture, _, _ in CASES.values()}
+    assert on_disk == {fixture for fixture, _, _ in
+                       [*CASES.values(), *LOADED_AS_URDFDOM_DOES.values()]}
+
+
+@pytest.mark.parametrize('defect', LOADED_AS_URDFDOM_DOES)
+def test_what_urdfdom_loads_is_loaded_with_a_warning(defect: str):
+    fixture, code, words = LOADED_AS_URDFDOM_DOES[defect]
+    path = BAD / fixture
+    assert check_urdf(path).returncode == 0, f'urdfdom no longer loads {fixture}'
+    result = robot_formats.load(path)
+    warning = next((w for w in result.warnings if w.code == code), None)
+    assert warning is not None, [str(w) for w in result.warnings]
+    assert warning.file == str(path) and warning.line in marked_lines(path), str(warning)
+    for word in words:
+        assert word in warning.message.lower(), warning.message
+
+
+@pytest.mark.parametrize('defect', LOADED_AS_URDFDOM_DOES)
+def test_strict_check_refuses_what_urdfdom_loads(defect: str, capsys):
+    path = BAD / LOADED_AS_URDFDOM_DOES[defect][0]
+    assert cli.main(['check', str(path)]) == 0
+    capsys.readouterr()
+    assert cli.main(['check', '--strict', str(path)]) == 1
+    err = capsys.readouterr().err
+    assert any(f'{path}:{line}: warning: ' in err for line in marked_lines(path)), err
 
 
 @pytest.mark.parametrize('defect', CASES)
@@ -251,7 +282,7 @@ def test_cli_main_check_reports_file_and_line(defect: str, capsys):
 
 
 SUBPROCESS_CASES = ['malformed_xml', 'unknown_format', 'cycle', 'two_roots', 'nan_origin',
-                    'unknown_link', 'mimic_unknown', 'billion_laughs', 'external_dtd']
+                    'unknown_link', 'billion_laughs', 'external_dtd']
 
 
 @pytest.mark.parametrize('defect', SUBPROCESS_CASES)
