@@ -216,7 +216,7 @@ class _Lexer:
     def stray_end_tag(self, position: int) -> int:
         """A closing tag outside any element: TinyXML2 stops reading the document there."""
         tag = self.data[position:self.data.find(b'>', position) + 1 or len(self.data)]
-        self.note(position, 'XML_STRAY_END_TAG', f'a closing tag {_quote(tag)} outside any '
+        self.note(position, 'XML_TRAILING_CONTENT', f'a closing tag {_quote(tag)} outside any '
                   'element: the rest of the file is ignored, as TinyXML2 stops reading there')
         self.blank(position, len(self.data))
         return len(self.data)

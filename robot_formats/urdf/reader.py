@@ -52,6 +52,7 @@ SUPPORTED_VERSIONS = ((1, 0), (1, 1), (1, 2))
 _SHAPES = 'box, cylinder, sphere, mesh and (from URDF 1.1) capsule'
 _INERTIA = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 _INTEGER = re.compile(r'\s*[+-]?[0-9]+')
+_NAMESPACED = etree.XPath("//*[namespace-uri() != '']")
 
 
 def read_urdf(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
@@ -184,9 +185,9 @@ class _UrdfParser:
     def note_extensions(self, root: etree._Element) -> None:
         """One note per extension element (another XML namespace), where it first occurs."""
         seen: dict[str, list[etree._Element]] = {}
-        for element in root.iter():
-            if (isinstance(element.tag, str) and element.prefix is not None
-                    and element.getparent() is not None and element.getparent().prefix is None):
+        for element in _NAMESPACED(root):  # usually none: one C-level scan
+            parent = element.getparent()
+            if element.prefix is not None and parent is not None and parent.prefix is None:
                 seen.setdefault(_written_name(element), []).append(element)
         for name, elements in seen.items():
             more = f' ({len(elements)} times; first here)' if len(elements) > 1 else ''

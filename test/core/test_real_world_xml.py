@@ -32,7 +32,7 @@ XML_FIXTURES = {
     'xml_declaration_after_space.urdf': [('XML_DECLARATION', 2)],
     'xml_declaration_missing_lt.urdf': [('XML_DECLARATION', 1)],
     'xml_undeclared_prefix.urdf': [('XML_UNDECLARED_PREFIX', 10)],
-    'xml_outside_root.urdf': [('XML_TEXT_OUTSIDE_ROOT', 1), ('XML_STRAY_END_TAG', 13)],
+    'xml_outside_root.urdf': [('XML_TEXT_OUTSIDE_ROOT', 1), ('XML_TRAILING_CONTENT', 13)],
     'xml_unescaped.urdf': [('XML_UNESCAPED', 13), ('XML_UNESCAPED', 14)],
 }
 
