@@ -4,6 +4,7 @@ forward kinematics (of the ORIGINAL document wherever urdfdom accepts it) equals
 from __future__ import annotations
 
 import math
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +44,8 @@ def _axis(rng) -> str:
 
 
 def generated_urdf(seed: int, n_links: int = 9, planar_floating: bool = True) -> str:
-    """A random URDF: every URDF joint kind, random origins and non-unit axes, mimic joints,
-    joints listed before their links and in random order."""
+    """A random URDF: every URDF joint kind, random origins and non-unit axes, mimic joints
+    (chains of them too), joints listed before their links and in random order."""
     rng = np.random.default_rng(seed)
     kinds = ['revolute', 'continuous', 'prismatic', 'fixed']
     if planar_floating:
@@ -62,10 +63,11 @@ def generated_urdf(seed: int, n_links: int = 9, planar_floating: bool = True) ->
         if kind in ('revolute', 'prismatic'):
             body.append('<limit lower="-2" upper="2" effort="5" velocity="1"/>')
         if kind in ('revolute', 'continuous', 'prismatic') and one_dof and rng.random() < 0.4:
+            # the leader may itself be a mimic joint: chains resolve to the leading joint
             lead = one_dof[int(rng.integers(len(one_dof)))]
             body.append(f'<mimic joint="{lead}" multiplier="{rng.uniform(-2, 2):.4f}" '
                         f'offset="{rng.uniform(-0.5, 0.5):.4f}"/>')
-        elif kind in ('revolute', 'continuous', 'prismatic'):
+        if kind in ('revolute', 'continuous', 'prismatic'):
             one_dof.append(f'j{i}')
         parts.append(f'<joint name="j{i}" type="{kind}">' + ''.join(body) + '</joint>')
     parts += [f'<link name="l{i}"/>' for i in range(n_links)]
@@ -74,7 +76,18 @@ def generated_urdf(seed: int, n_links: int = 9, planar_floating: bool = True) ->
             + '\n'.join(parts[i] for i in order) + '\n</robot>\n')
 
 
-GENERATED = [0, 1, 2, 3, 4]
+GENERATED = [0, 1, 2, 3, 4, 15, 50]  # 15 and 50: mimic chains (j7 -> j3 -> j2; j8 -> j3 -> j2 -> j1)
+
+
+def test_generated_documents_hold_mimic_chains():
+    """The comparisons below meet chains of mimics, not only single mimics."""
+    chained = 0
+    for seed in GENERATED:
+        root = ET.fromstring(generated_urdf(seed))
+        leads = {j.get('name'): j.find('mimic').get('joint') for j in root.iter('joint')
+                 if j.find('mimic') is not None}
+        chained += sum(lead in leads for lead in leads.values())
+    assert chained >= 3
 
 
 @pytest.fixture(scope='module')
