@@ -46,7 +46,8 @@ _DECLARED_ENCODING = re.compile(rb'encoding[ \t\r\n]*=[ \t\r\n]*(["\'])([A-Za-z]
 _VERSION = re.compile(rb'version[ \t\r\n]*=[ \t\r\n]*(["\'])(.*?)\1')
 # In text and attribute values: references, a bare '&', and characters XML does not allow.
 _TEXT_HAZARD = re.compile(
-    rb'&(?:#[0-9]+;|#x[0-9A-Fa-f]+;|[A-Za-z_:][A-Za-z0-9_:.\-]*;)?|\]\]>|<|[\x00-\x08\x0b\x0c\x0e-\x1f]')
+    rb'&(?:#[0-9]+;|#x[0-9A-Fa-f]+;|[A-Za-z_:][A-Za-z0-9_:.\-]*;)?'
+    rb'|\]\]>|<|[\x00-\x08\x0b\x0c\x0e-\x1f]')
 _PREDEFINED_ENTITIES = {b'amp', b'lt', b'gt', b'quot', b'apos'}
 _UTF8_NAMES = {'utf-8', 'utf8'}
 
@@ -61,7 +62,9 @@ class Repair:
     count: int = 1
 
     def sentence(self) -> str:
-        return self.message if self.count == 1 else f'{self.message} ({self.count} times; first here)'
+        if self.count == 1:
+            return self.message
+        return f'{self.message} ({self.count} times; first here)'
 
 
 @dataclass(slots=True)

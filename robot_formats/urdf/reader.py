@@ -34,6 +34,7 @@ from ..errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaEr
 from ..model import (Box, Capsule, Collision, Cylinder, Dynamics, Geometry, Inertial, Joint,
                      JointType, Limits, Link, Material, Mesh, Mimic, Model, Pose, Scene, Sphere,
                      Visual)
+from ..xmlrepair import UNDECLARED_NAMESPACE
 from ..xmlsafe import attr_float, floats, local_name, read_xml, required_attr
 
 __all__ = ['read_urdf', 'parse_urdf_element', 'mesh_uri', 'SUPPORTED_VERSIONS']
@@ -123,7 +124,7 @@ class _UrdfParser:
                                                else None)
         self.warnings.append(Diagnostic(message, self.file, where, code))
 
-    # --- the document ----------------------------------------------------------------------------
+    # --- the document -------------------------------------------------------------------------
     def robot(self, root: etree._Element) -> Scene:
         if local_name(root) != 'robot':
             raise SchemaError(f'a URDF document has a <robot> root, not <{local_name(root)}>',
@@ -190,11 +191,14 @@ class _UrdfParser:
             if element.prefix is not None and parent is not None and parent.prefix is None:
                 seen.setdefault(_written_name(element), []).append(element)
         for name, elements in seen.items():
+            first = elements[0]
+            uri = first.nsmap.get(first.prefix, '')
+            where = ('an undeclared namespace' if uri.startswith(UNDECLARED_NAMESPACE)
+                     else f'namespace {uri!r}')
             more = f' ({len(elements)} times; first here)' if len(elements) > 1 else ''
             self.warnings.append(Diagnostic(
-                f'<{name}> is an extension in namespace {elements[0].nsmap.get(elements[0].prefix)!r}'
-                f', not a URDF element: ignored{more}', self.file, elements[0].sourceline,
-                'URDF_EXTENSION_ELEMENT', 'note'))
+                f'<{name}> is an extension in {where}, not a URDF element: ignored{more}',
+                self.file, first.sourceline, 'URDF_EXTENSION_ELEMENT', 'note'))
 
     def add_unique(self, items: dict, item: Link | Joint, what: str,
                    element: etree._Element) -> None:
@@ -203,7 +207,7 @@ class _UrdfParser:
                                      element.sourceline)
         items[item.name] = item
 
-    # --- numbers and poses -------------------------------------------------------------------------
+    # --- numbers and poses --------------------------------------------------------------------
     def origin(self, parent: etree._Element) -> Pose:
         element = _urdf_child(parent, 'origin')
         if element is None:
@@ -237,7 +241,7 @@ class _UrdfParser:
                       f'{-value:g}', shape, 'URDF_NEGATIVE_SIZE')
         return abs(value)
 
-    # --- links -------------------------------------------------------------------------------------
+    # --- links --------------------------------------------------------------------------------
     def link(self, element: etree._Element) -> Link:
         name = required_attr(element, 'name', self.file)
         inertial_el = _urdf_child(element, 'inertial')
@@ -399,7 +403,7 @@ class _UrdfParser:
                                      element.sourceline)
         self.materials[name] = self.material(element)
 
-    # --- joints ------------------------------------------------------------------------------------
+    # --- joints -------------------------------------------------------------------------------
     def joint(self, element: etree._Element) -> Joint:
         name = required_attr(element, 'name', self.file)
         type_name = required_attr(element, 'type', self.file)

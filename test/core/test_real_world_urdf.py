@@ -352,8 +352,9 @@ LOADED = {
     'quat_in_urdf_1_0': (robot(origin='<origin quat_xyzw="0 0 1 0"/>'), 'URDF_VERSION_FEATURE'),
     'zero_quaternion': (robot(version='1.1', origin='<origin quat_xyzw="0 0 0 0"/>'),
                         'URDF_QUATERNION'),
-    'visual_origin_malformed': (robot(link='<visual><origin xyz="1 2"/><geometry><box size="1 1 1"/>'
-                                           '</geometry></visual>'), 'URDF_MALFORMED_ELEMENT'),
+    'visual_origin_malformed': (robot(link=(
+        '<visual><origin xyz="1 2"/><geometry><box size="1 1 1"/></geometry></visual>')),
+        'URDF_MALFORMED_ELEMENT'),
     'visual_material_without_name': (robot(link=(
         '<visual><geometry><box size="1 1 1"/></geometry><material><color rgba="1 0 0 1"/>'
         '</material></visual>')), 'URDF_MALFORMED_ELEMENT'),
@@ -367,8 +368,8 @@ LOADED = {
                                         'URDF_MALFORMED_ELEMENT'),
     'mesh_without_filename': (robot(link='<collision><geometry><mesh/></geometry></collision>'),
                               'URDF_MALFORMED_ELEMENT'),
-    'sphere_radius_nan': (robot(link='<visual><geometry><sphere radius="nan"/></geometry></visual>'),
-                          'URDF_MALFORMED_ELEMENT'),
+    'sphere_radius_nan': (robot(link=(
+        '<visual><geometry><sphere radius="nan"/></geometry></visual>')), 'URDF_MALFORMED_ELEMENT'),
     'capsule_radius_negative': (robot(version='1.1', link=(
         '<visual><geometry><capsule radius="-0.1" length="1"/></geometry></visual>')),
         'URDF_NEGATIVE_SIZE'),

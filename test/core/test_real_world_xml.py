@@ -204,7 +204,8 @@ def test_line_numbers_survive_the_repairs(tmp_path: Path):
     path = write(tmp_path, document)
     with pytest.raises(FormatError) as info:
         robot_formats.load(path)
-    assert info.value.line == document.splitlines().index('  <joint name="j" type="continuous">') + 1
+    joint_line = document.splitlines().index('  <joint name="j" type="continuous">') + 1
+    assert info.value.line == joint_line
 
 
 # --- documents TinyXML2 refuses: refused --------------------------------------------------------
@@ -250,14 +251,17 @@ def test_repairs_never_open_the_door_to_entities(tmp_path: Path):
 # --- the same verdict as TinyXML2 on random documents --------------------------------------------
 
 # Snippets inserted between the elements of a valid document: some TinyXML2 reads, some not.
-SNIPPETS = ['<!-- a -- b -->', '<!-- ok -->', '<!-- x --->', 'stray text ', '<?xml version="1.0"?>',
-            '<gazebo a="1 & 2"/>', '<gazebo a="x < y"/>', '<gazebo>&amp; &lt; & </gazebo>',
+SNIPPETS = ['<!-- a -- b -->', '<!-- ok -->', '<!-- x --->', 'stray text ',
+            '<?xml version="1.0"?>', '<gazebo a="1 & 2"/>', '<gazebo a="x < y"/>',
+            '<gazebo>&amp; &lt; & </gazebo>',
             '<drake:thing/>', '<gazebo x:y="1"/>', '<!DOCTYPE z>', '<gazebo a="1"b="2"/>',
             '</gazebo>', '<gazebo>', '<1bad/>', '<gazebo a=1/>', '<![CDATA[ c ]]>', ']]>',
             '<gazebo>]]></gazebo>', '&#0;', '\x01']
 PROLOGS = ['', '<?xml version="1.0"?>\n', '<?xml version="0.0"?>\n', '\n <?xml version="1.0"?>\n',
-           '?xml version="1.0"?>\n', 'junk\n', '<!-- c -- c -->\n', '<!-- c -->\n<?xml version="1.0"?>\n']
-EPILOGS = ['', '\n', 'junk\n', 'junk<x/>', '<!-- e -- e -->', '</robot>', '<robot name="s"><link name="q"/></robot>']
+           '?xml version="1.0"?>\n', 'junk\n', '<!-- c -- c -->\n',
+           '<!-- c -->\n<?xml version="1.0"?>\n']
+EPILOGS = ['', '\n', 'junk\n', 'junk<x/>', '<!-- e -- e -->', '</robot>',
+           '<robot name="s"><link name="q"/></robot>']
 
 
 def random_document(rng) -> str:
