@@ -45,36 +45,9 @@ TOOLS=(launch launch_xml launch_yaml launch_testing composition_interfaces rosid
 [ -f "$VENV/local_setup.sh" ] && [ -f "$VENV/.stamp-ros" ] \
   || { echo "build: no venv at $VENV: run 'make setup' (tools/setup_env.sh) first" >&2; exit 1; }
 
-# The environment without this workspace's own overlay, plus the venv's ROS prefix.
-strip_own() {
-  local var="$1" out="" p
-  local -a parts
-  IFS=: read -r -a parts <<<"${!var:-}"
-  for p in "${parts[@]}"; do
-    case "$p" in
-      ""|"$ROOT/install"|"$ROOT/install/"*|"$ROOT/build"|"$ROOT/build/"*) ;;
-      *) out="${out:+$out:}$p" ;;
-    esac
-  done
-  if [ -n "$out" ]; then export "$var=$out"; else unset "$var"; fi
-}
-for v in AMENT_PREFIX_PATH CMAKE_PREFIX_PATH COLCON_PREFIX_PATH PYTHONPATH LD_LIBRARY_PATH PATH; do strip_own "$v"; done
-unset COLCON_CURRENT_PREFIX
-set +u
 # shellcheck disable=SC1091
-. "$VENV/local_setup.sh"
-set -u
-export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-
-provided_by_env() {  # $1: package name; true if a prefix on AMENT_PREFIX_PATH registers it
-  local p
-  local -a prefixes
-  IFS=: read -r -a prefixes <<<"${AMENT_PREFIX_PATH:-}"
-  for p in "${prefixes[@]}"; do
-    [ -n "$p" ] && [ -e "$p/share/ament_index/resource_index/packages/$1" ] && return 0
-  done
-  return 1
-}
+. "$ROOT/tools/ws_env.sh"
+enter_build_env
 
 NEEDED=()
 for pkg in "${TOOLS[@]}"; do
@@ -126,7 +99,7 @@ sources_hash() {
     printf 'paths=%s\n' "${PATHS[*]}"
     printf 'underlay=%s\n' "${AMENT_PREFIX_PATH:-}"
     printf 'venv=%s\n' "$(cat "$VENV/.stamp-ros")"
-    sha256sum tools/build_ros_tools.sh
+    sha256sum tools/build_ros_tools.sh tools/ws_env.sh
     find "${PATHS[@]}" -type f -not -path '*/__pycache__/*' -not -name '*.pyc' -print0 \
       | LC_ALL=C sort -z | xargs -0 sha256sum
   } | sha256sum | cut -d' ' -f1

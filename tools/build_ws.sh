@@ -43,40 +43,11 @@ say() { echo "build: $*"; }
 # The upstream ROS 2 tools (launch, ros2cli, tf2_ros, ...) first, where the environment lacks them.
 if [ "$LIST" = 1 ]; then bash "$ROOT/tools/build_ros_tools.sh" --list; else bash "$ROOT/tools/build_ros_tools.sh"; fi
 
-# Build in an environment WITHOUT this workspace's own overlay (in case tools/env.sh or install/setup.bash
-# was sourced in the calling shell): drop every $ROOT/install/... and $ROOT/build/... entry.
-strip_own() {
-  local var="$1" out="" p
-  local -a parts
-  IFS=: read -r -a parts <<<"${!var:-}"
-  for p in "${parts[@]}"; do
-    case "$p" in
-      ""|"$ROOT/install"|"$ROOT/install/"*|"$ROOT/build"|"$ROOT/build/"*) ;;
-      *) out="${out:+$out:}$p" ;;
-    esac
-  done
-  if [ -n "$out" ]; then export "$var=$out"; else unset "$var"; fi
-}
-for v in AMENT_PREFIX_PATH CMAKE_PREFIX_PATH COLCON_PREFIX_PATH PYTHONPATH LD_LIBRARY_PATH PATH; do strip_own "$v"; done
-unset COLCON_CURRENT_PREFIX
-
-set +u
 # shellcheck disable=SC1091
-. "$VENV/local_setup.sh"
-set -u
-export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+. "$ROOT/tools/ws_env.sh"
+enter_build_env
 
 # --- select packages ---------------------------------------------------------------------------------------
-provided_by_env() {  # $1: package name; true if a prefix on AMENT_PREFIX_PATH registers it
-  local p
-  local -a prefixes
-  IFS=: read -r -a prefixes <<<"${AMENT_PREFIX_PATH:-}"
-  for p in "${prefixes[@]}"; do
-    [ -n "$p" ] && [ -e "$p/share/ament_index/resource_index/packages/$1" ] && return 0
-  done
-  return 1
-}
-
 PATHS=(. robot_formats_interfaces)
 NAMES=(robot_formats robot_formats_interfaces)
 for dir in compat/*/; do
@@ -104,7 +75,7 @@ fi
 
 # --- up to date? -------------------------------------------------------------------------------------------
 inputs_hash() {
-  local -a files=(tools/build_ws.sh package.xml setup.py setup.cfg scripts/robot-formats)
+  local -a files=(tools/build_ws.sh tools/ws_env.sh package.xml setup.py setup.cfg scripts/robot-formats)
   local p
   for p in resource robot_formats_interfaces "${PATHS[@]:2}"; do
     [ -e "$p" ] && while IFS= read -r -d '' f; do files+=("$f"); done \
