@@ -79,6 +79,23 @@ class Description:
     def initial_vector(self) -> np.ndarray:
         return self.urdf_tree.positions_vector()
 
+    def has_link(self, link: str) -> bool:
+        """Whether ``link`` is a frame of the URDF tree (and so, prefixed, of TF)."""
+        return link == self.urdf_tree.root or link in self.urdf_tree.edges
+
+    def link_pose(self, link: str, positions: np.ndarray) -> np.ndarray:
+        """``X_root_link`` at the DoF vector ``positions``: only the transforms of the chain
+        from the root to ``link`` (a node asked about one frame need not solve them all).
+        KeyError for a frame the tree does not have."""
+        tree = self.urdf_tree
+        if not self.has_link(link):
+            raise KeyError(link)
+        pose = np.eye(4)
+        while link != tree.root:
+            pose = tree.local_transform(link, positions) @ pose
+            link = tree.edges[link].parent
+        return pose
+
 
 def parse_positions(items: list[str] | tuple[str, ...] | str) -> dict[str, float]:
     """``['shoulder=0.5', 'elbow=-1']`` (or one comma-separated string) → mapping.

@@ -4,11 +4,14 @@ The description publisher's hot path: for every JointState message, compute the 
 transform ``X_parent_child`` of each moving joint named in it (and of the mimic joints that
 follow them). :class:`TransformSolver` precomputes everything that does not depend on q and
 evaluates revolute and prismatic joints (nearly all joints of real robots) in batched numpy;
-other kinds fall back to :func:`robot_formats.kinematics.joint_motion`. No ROS here.
+other kinds fall back to :func:`robot_formats.kinematics.joint_motion`. :class:`JointStateTf`
+holds the rules around it (which message sets what, the rate cap) for every node publishing TF
+from joint states. No ROS here.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -18,7 +21,7 @@ from .kinematics import KinematicTree
 from .model import JointType, dof_names
 from .transforms import normalized, rotation_to_quat, rotations_to_quats
 
-__all__ = ['SolvePlan', 'StaticTransform', 'TransformSolver']
+__all__ = ['JointStateRefused', 'JointStateTf', 'SolvePlan', 'StaticTransform', 'TransformSolver']
 
 _ROTARY = (JointType.REVOLUTE, JointType.CONTINUOUS)
 _NO_POSITIONS = np.zeros(0)  # fixed edges do not read the configuration
@@ -208,3 +211,74 @@ def _quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                      aw * by - ax * bz + ay * bw + az * bx,
                      aw * bz + ax * by - ay * bx + az * bw,
                      aw * bw - ax * bx - ay * by - az * bz])
+
+
+class JointStateRefused(ValueError):
+    """A joint state message that cannot be used at all (the sentence says why)."""
+
+
+class JointStateTf:
+    """What robot_state_publisher does with ``joint_states``, without ROS: one robot's positions
+    follow the messages, and the moving transforms they change are published under a rate cap.
+
+    Shared by every node that turns joint states into TF (description_publisher, and
+    problem_server for each robot of a problem), so they follow the same rules:
+
+    * a message sets the DoFs it names (unknown names are ignored, mimic joints follow their
+      leader); one whose name and position counts differ, or with a non-finite position for a
+      known joint, is refused whole (:class:`JointStateRefused`);
+    * the transforms one source changes (a source = one list of names, i.e. one
+      :class:`SolvePlan`) are published at most every ``1 / frequency`` seconds (0.999 of it,
+      so a source at exactly that rate is not halved by jitter; ``frequency`` 0: every message).
+      A message arriving sooner is held back, and :meth:`due` hands it out once the period has
+      passed unless a newer one replaced it, so the last state of a burst always reaches TF.
+
+    ``positions`` is the caller's DoF vector, updated in place. Times are seconds of a monotonic
+    clock; stamps are opaque (whatever the caller stamps its messages with).
+    """
+
+    def __init__(self, solver: TransformSolver, positions: np.ndarray, frequency: float) -> None:
+        self.solver = solver
+        self.positions = positions
+        self.min_period = 0.999 / frequency if frequency > 0 else 0.0
+        self._last_publish: dict[int, float] = {}          # id(plan) -> time of its last publish
+        self._held: dict[int, tuple[SolvePlan, object]] = {}  # id(plan) -> (plan, stamp)
+
+    def update(self, names: Sequence[str], values: Sequence[float]) -> SolvePlan:
+        """Apply one message; the plan of the transforms it moves (maybe none: ``plan.edges``
+        empty). Raises :class:`JointStateRefused` and changes nothing for a bad message."""
+        if len(names) != len(values):
+            raise JointStateRefused(f'a joint_states message with {len(names)} names but '
+                                    f'{len(values)} positions')
+        plan = self.solver.select(names)
+        if plan.dof_index.size:
+            chosen = np.asarray(values, dtype=float)[plan.message_index]
+            if not np.isfinite(chosen).all():
+                raise JointStateRefused('a joint_states message with non-finite positions')
+            self.positions[plan.dof_index] = chosen
+        return plan
+
+    def publish_now(self, plan: SolvePlan, stamp: object, now: float) -> bool:
+        """True: publish ``plan``'s transforms now (then call :meth:`published`). False: nothing
+        to publish, or held back by the rate cap (:meth:`due` returns it later)."""
+        if plan.edges.size == 0:
+            return False
+        if now - self._last_publish.get(id(plan), -math.inf) < self.min_period:
+            self._held[id(plan)] = (plan, stamp)
+            return False
+        return True
+
+    def published(self, plan: SolvePlan, now: float) -> None:
+        self._last_publish[id(plan)] = now
+        self._held.pop(id(plan), None)
+
+    def due(self, now: float) -> list[tuple[SolvePlan, object]]:
+        """Held-back (plan, stamp) pairs whose period has passed: publish each, then call
+        :meth:`published`."""
+        return [(plan, stamp) for key, (plan, stamp) in self._held.items()
+                if now - self._last_publish.get(key, -math.inf) >= self.min_period]
+
+    def forget(self) -> None:
+        """Drop held-back updates and the rate cap's history (after a new model is loaded)."""
+        self._held.clear()
+        self._last_publish.clear()

@@ -8,13 +8,31 @@ import signal
 
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['LATCHED_QOS', 'guarded', 'ignore_further_interrupts',
-           'raise_keyboard_interrupt_on_signals']
+__all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'guarded', 'ignore_further_interrupts',
+           'joint_states_qos', 'raise_keyboard_interrupt_on_signals']
 
 #: robot_description and /tf_static as robot_state_publisher offers them: late subscribers get
 #: the last message.
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+#: Values of the ``joint_states_qos`` parameter of the nodes that turn joint states into TF.
+JOINT_STATES_QOS_CHOICES = ('sensor_data', 'reliable')
+
+
+def joint_states_qos(choice: str) -> tuple[QoSProfile, str | None]:
+    """The joint_states subscription's QoS for a ``joint_states_qos`` parameter value, and a
+    warning when the value is not one of :data:`JOINT_STATES_QOS_CHOICES` (sensor_data is used).
+
+    ``sensor_data``: best effort, as robot_state_publisher, so every publisher can connect;
+    ``reliable``: no loss from reliable publishers (best-effort ones cannot connect)."""
+    if choice == 'reliable':
+        return QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE), None
+    warning = None
+    if choice != 'sensor_data':
+        warning = (f"joint_states_qos {choice!r} is not 'sensor_data' or 'reliable'; using "
+                   "'sensor_data'")
+    return QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT), warning
 
 
 def guarded(callback=None, *, throttle_sec: float = 10.0):

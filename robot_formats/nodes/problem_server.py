@@ -1,31 +1,49 @@
-"""``problem_server``: a TMP problem file served to task planners over ROS 2 (docs/tmp.md).
+"""``problem_server``: a TMP problem file served to task planners over ROS 2, following the world
+while a plan executes (docs/tmp.md, docs/guide-planner.md).
 
-* TF: every object on ``/tf_static``, its parent ``world`` or the object (or robot frame)
-  carrying it; attach/detach/reset republish the whole static set at once, so TF changes
-  immediately. Each robot's frames are ``<robot>/<link>``: its base at ``<basepose>`` and its
-  fixed joints on ``/tf_static``, its moving joints on ``/tf`` at the problem's configuration
-  (``publish_frequency``), computed by the description machinery (Description, TransformSolver).
+* Robots follow their joints: each robot's ``joint_states`` (``<robot>/joint_states`` unless
+  ``robots.<robot>.joint_states_topic`` says otherwise) set its configuration; the problem's
+  configuration tags are the state until the first message. Its frames are ``<robot>/<link>``.
+  Per robot (``robots.<robot>.publish_tf``) this node publishes them as description_publisher
+  does (``all``: base at ``<basepose>`` and fixed joints on ``/tf_static``, moving joints on
+  ``/tf`` from joint states, rate-capped by ``publish_frequency``; the same
+  :class:`~robot_formats.tf_solver.JointStateTf` rules), or only the base placement (``base``:
+  robot_state_publisher / description_publisher with ``frame_prefix:=<robot>/`` publishes the
+  rest), or nothing (``none``: Gazebo or another node publishes the whole robot).
+* Objects are on ``/tf_static`` as children of their parent — ``world``, the object carrying
+  them, or any TF frame such as a gripper link — so an attached object rides on its parent
+  frame as TF reports it, whoever publishes that frame. Attach fixes the pose relative to the
+  parent (the grasp) at that moment, detach leaves the object where it is in the world; both
+  re-send the whole static set at once. Frames this node does not publish itself are read
+  from a ``tf2_ros.Buffer`` (a TransformListener in this node).
+* ``~/scene`` (robot_formats_interfaces/Scene, latched): every object's parent, world pose and
+  attachments in one message, re-sent on attach/detach/reset and whenever a carried object
+  moved (checked at ``publish_frequency``).
 * ``<robot>/robot_description`` (latched): each robot's URDF, for rviz's RobotModel with TF
   prefix ``<robot>``.
 * ``~/markers`` (visualization_msgs/MarkerArray, latched): object meshes, labels, support
   regions, and the grasps last asked for with ``show``.
 * Services ``~/get_problem``, ``~/list_objects``, ``~/get_object``, ``~/get_grasps``,
   ``~/get_placements``, ``~/get_action_joints``, ``~/attach``, ``~/detach``, ``~/reset``
-  (robot_formats_interfaces): a bad name or argument is answered ``success=false`` with a
-  message, and the node keeps serving.
+  (robot_formats_interfaces): answers use the current poses; a bad name or argument, a refused
+  attachment (an object that is not moveable, a frame not on TF, a cycle) is answered
+  ``success=false`` with a message, changes nothing, and the node keeps serving.
 
-The node never parses XML: robot_formats.tmp reads the problem, robot_formats.description the
-robots.
+The node never parses XML: robot_formats.tmp reads the problem (and holds its state:
+:class:`~robot_formats.tmp.semantics.ProblemState`), robot_formats.description the robots.
 """
 
 from __future__ import annotations
 
 import functools
+import math
+import time
 from array import array
 from pathlib import Path
 
 import numpy as np
 import rclpy
+import rclpy.time
 from geometry_msgs.msg import Point, Pose
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import InvalidHandle
@@ -34,28 +52,32 @@ from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
-                                          ProblemRobot)
+                                          ProblemRobot, Scene, SceneObject)
 from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJoints, GetGrasps,
                                           GetObject, GetPlacements, GetProblem, ListObjects,
                                           ResetProblem)
+from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, String
 from tf2_msgs.msg import TFMessage
+from tf2_ros import Buffer, TransformException, TransformListener
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..description import Description
 from ..errors import FormatError
 from ..model import WORLD
+from ..tf_solver import JointStateRefused, JointStateTf, SolvePlan
 from ..tmp.problem import Problem, ProblemObject as CoreObject
 from ..tmp.reader import read_problem
-from ..tmp.semantics import (MAX_SAMPLES, ProblemState, grasp_rows, grasp_set, placements,
-                                 pose_rows)
-from ..transforms import rotation_to_quat
+from ..tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState, grasp_rows, grasp_set,
+                             placements, pose_rows)
+from ..transforms import quat_to_rotation, rotation_to_quat
 from .description_publisher import TF_QOS
-from .node_support import LATCHED_QOS, raise_keyboard_interrupt_on_signals
+from .node_support import (LATCHED_QOS, guarded, joint_states_qos,
+                           raise_keyboard_interrupt_on_signals)
 from .tf_wire import TfMessageTemplate
 
 __all__ = ['ProblemServer', 'DrainingExecutor', 'draining_executor', 'main', 'DEFAULT_SAMPLES',
-           'SERVICE_QOS']
+           'PUBLISH_TF_CHOICES', 'SERVICE_QOS']
 
 DEFAULT_SAMPLES = 16
 #: Services keep up to 1000 requests (and answers) waiting, not ROS' default 10: several
@@ -67,6 +89,12 @@ SERVICE_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000,
                          reliability=ReliabilityPolicy.RELIABLE)
 ANSWER_CACHE_SIZE = 64  #: answers (message lists) kept for repeated questions
 ANSWER_CACHE_MAX_ITEMS = 4096  #: larger answers are built every time (memory)
+#: ``robots.<robot>.publish_tf``: who publishes a robot's frames (see the module docstring).
+PUBLISH_TF_CHOICES = ('all', 'base', 'none')
+#: Without a rate cap (publish_frequency 0) the scene is checked, and a robot's initial
+#: configuration re-sent, at this period (s).
+UNCAPPED_PERIOD = 0.02
+INITIAL_TF_PERIOD = 0.1  #: at most this often: a robot's configuration before its joint states
 _PALETTE = [(0.85, 0.55, 0.25), (0.3, 0.6, 0.85), (0.45, 0.75, 0.4), (0.8, 0.35, 0.4),
             (0.65, 0.5, 0.8), (0.75, 0.75, 0.35), (0.4, 0.75, 0.75)]
 
@@ -117,43 +145,91 @@ def _point(values) -> Point:
     return Point(x=float(values[0]), y=float(values[1]), z=float(values[2]))
 
 
-class RobotView:
-    """One robot as the node publishes it: description, frame names, static and moving TF."""
+def _transform_matrix(transform) -> np.ndarray:
+    """4x4 of a geometry_msgs/Transform."""
+    matrix = np.eye(4)
+    rotation, translation = transform.rotation, transform.translation
+    matrix[:3, :3] = quat_to_rotation((rotation.x, rotation.y, rotation.z, rotation.w))
+    matrix[:3, 3] = (translation.x, translation.y, translation.z)
+    return matrix
 
-    def __init__(self, name: str, description: Description, basepose: np.ndarray) -> None:
+
+class RobotView:
+    """One robot of the problem: its description, where its joints are, and its TF.
+
+    ``positions`` follow the robot's joint states; ``tf_positions`` are the positions of the
+    last transforms this node published (what TF reports), which answers use for frames this
+    node publishes itself. ``publish_tf``: ``all``, ``base`` or ``none`` (PUBLISH_TF_CHOICES).
+    """
+
+    def __init__(self, name: str, description: Description, basepose: np.ndarray,
+                 publish_tf: str = 'all', frequency: float = 0.0,
+                 joint_states_topic: str = '') -> None:
         self.name = name
         self.description = description
         self.basepose = basepose
+        self.publish_tf = publish_tf
+        self.joint_states_topic = joint_states_topic or f'{name}/joint_states'
         self.positions = description.initial_vector()
+        self.tf_positions = self.positions.copy()
+        self.joint_tf = JointStateTf(description.solver, self.positions, frequency)
+        self.joint_states_received = 0
+        self.last_initial_tf = -math.inf
+        self._link_poses: dict[str, np.ndarray] = {}  # world poses at tf_positions (cleared
+        #                                               when those change)
         tree = description.urdf_tree
         self.root = tree.root
         self.base_frame = self.frame(tree.root)
         solver = description.solver
-        self.moving_plan = solver.plan(np.arange(len(solver.moving), dtype=np.intp))
-        self.moving_wire = TfMessageTemplate([(self.frame(p), self.frame(c))
-                                              for p, c in self.moving_plan.pairs])
-        self.world_frames = {self.frame(n): basepose @ m
-                             for n, m in tree.forward(self.positions).items()}
+        self.all_moving = solver.plan(np.arange(len(solver.moving), dtype=np.intp))
 
     def frame(self, name: str) -> str:
         return f'{self.name}/{name}'
 
+    def own_frames(self) -> dict[str, str]:
+        """TF frame -> link, for the frames whose world pose this node knows itself: every
+        link when it publishes the robot's TF, the base link when it places the base only."""
+        if self.publish_tf == 'all':
+            return {self.frame(link): link for link in self.description.urdf_tree.frame_names()}
+        if self.publish_tf == 'base':
+            return {self.base_frame: self.root}
+        return {}
+
+    def world_pose(self, link: str) -> np.ndarray:
+        """X_W_link as this node's TF has it."""
+        pose = self._link_poses.get(link)
+        if pose is None:
+            pose = self.basepose @ self.description.link_pose(link, self.tf_positions)
+            self._link_poses[link] = pose
+        return pose
+
     def static_rows(self) -> list[tuple[str, str, tuple[float, ...]]]:
+        if self.publish_tf == 'none':
+            return []
         rows = [(WORLD, self.base_frame, _pose_row(self.basepose))]
-        for static in self.description.static:
-            rows.append((self.frame(static.parent), self.frame(static.child),
-                         (*static.xyz, *static.quat)))
+        if self.publish_tf == 'all':
+            for static in self.description.static:
+                rows.append((self.frame(static.parent), self.frame(static.child),
+                             (*static.xyz, *static.quat)))
         return rows
 
-    def moving_message(self, sec: int, nanosec: int) -> bytes | None:
-        if self.moving_plan.edges.size == 0:
-            return None
-        poses = self.description.solver.solve_plan(self.positions, self.moving_plan)
-        return self.moving_wire.fill(sec, nanosec, poses)
+    def moving_message(self, plan: SolvePlan, sec: int, nanosec: int) -> bytes:
+        """The /tf message of ``plan``'s transforms at the current positions; records them as
+        what TF now has."""
+        if plan.wire is None:
+            plan.wire = TfMessageTemplate([(self.frame(p), self.frame(c)) for p, c in plan.pairs])
+        poses = self.description.solver.solve_plan(self.positions, plan)
+        if plan is self.all_moving:
+            self.tf_positions[:] = self.positions
+        else:
+            self.tf_positions[plan.dof_index] = self.positions[plan.dof_index]
+        self._link_poses.clear()
+        return plan.wire.fill(sec, nanosec, poses)  # type: ignore[union-attr]
 
 
 class ProblemServer(Node):
-    """Serves one problem file; its state changes only through attach, detach and reset."""
+    """Serves one problem file; objects change parent only through attach, detach and reset,
+    and move with whatever carries them."""
 
     def __init__(self, node_name: str = 'problem_server', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
@@ -164,16 +240,27 @@ class ProblemServer(Node):
         self.declare_parameter('strict', False, text(
             "Refuse the spec page's typos instead of reading them with a warning."))
         self.declare_parameter('publish_frequency', 10.0, text(
-            'Rate (Hz) of the robots\' moving-joint transforms on /tf.'))
+            "Maximum rate (Hz) of each robot's moving-joint transforms on /tf (0: one /tf "
+            'message per joint_states message), of re-sending a robot\'s configuration before '
+            'its first joint states, and of checking ~/scene for moved objects.'))
+        self.declare_parameter('joint_states_qos', 'sensor_data', text(
+            "QoS of the robots' joint_states subscriptions: 'sensor_data' (best effort, accepts "
+            "every publisher, as robot_state_publisher) or 'reliable'."))
+        self.frequency = self._frequency()
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
         self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', LATCHED_QOS)
+        self.scene_pub = self.create_publisher(Scene, '~/scene', LATCHED_QOS)
+        self.tf_buffer = Buffer(node=self)
+        self.tf_listener = TransformListener(self.tf_buffer, self)
         self.problem: Problem | None = None
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
+        self._own_frames: dict[str, tuple[RobotView, str]] = {}
         self.grasp_markers: list[Marker] = []
         self._answer_cache: dict = {}  # insertion-ordered: oldest first (see _remembered)
-        self._state_version = 0  # +1 at every attach, detach, reset: keys of remembered answers
+        self._scene_key: tuple | None = None
+        self._last_world: dict[str, np.ndarray] = {}  # object -> last world pose known
         self._load()
         services = [(GetProblem, 'get_problem', self.get_problem),
                     (ListObjects, 'list_objects', self.list_objects),
@@ -186,8 +273,15 @@ class ProblemServer(Node):
                     (ResetProblem, 'reset', self.reset)]
         for kind, name, callback in services:
             self.create_service(kind, f'~/{name}', callback, qos_profile=SERVICE_QOS)
-        frequency = float(self.get_parameter('publish_frequency').value)
-        self.create_timer(1.0 / frequency if frequency > 0 else 0.1, self._publish_moving)
+        self.create_timer(1.0 / self.frequency if self.frequency > 0 else UNCAPPED_PERIOD,
+                          self._tick)
+
+    def _frequency(self) -> float:
+        value = float(self.get_parameter('publish_frequency').value)
+        if not math.isfinite(value) or value < 0:
+            self.get_logger().warning(f'publish_frequency {value} is invalid; using 10 Hz')
+            return 10.0
+        return value
 
     # --- loading ----------------------------------------------------------------------------
     def _load(self) -> None:
@@ -209,15 +303,22 @@ class ProblemServer(Node):
         for warning in warnings:
             self.get_logger().warning(str(warning))
         self.problem, self.robots = problem, robots
-        extra = {frame: pose for view in robots.values() for frame, pose in
-                 view.world_frames.items()}
-        self.state = ProblemState(problem, extra)
+        self._own_frames = {frame: (view, link) for view in robots.values()
+                            for frame, link in view.own_frames().items()}
+        self.state = ProblemState(problem, frame_pose=self._frame_pose)
+        self._warn_about_unknown_robot_parameters()
+        qos, warning = joint_states_qos(str(self.get_parameter('joint_states_qos').value))
+        if warning:
+            self.get_logger().warning(warning)
         for name, view in robots.items():
             publisher = self.create_publisher(String, f'{name}/robot_description', LATCHED_QOS)
             publisher.publish(String(data=view.description.urdf))
+            self.create_subscription(JointState, view.joint_states_topic,
+                                     functools.partial(self.joint_states_callback, view), qos)
         self._publish_static()
         self._publish_markers()
-        self._publish_moving()
+        self._publish_initial_tf(time.monotonic())
+        self._publish_scene_if_changed()
         self.get_logger().info(f'serving {path}: {len(problem.objects)} objects, '
                                f'{len(problem.robots)} robots, {len(problem.actions)} actions')
 
@@ -229,7 +330,93 @@ class ProblemServer(Node):
             self.get_logger().warning(f'robot {robot.name!r}: its configuration tags name '
                                       'joints its URDF form does not have; using its own '
                                       'initial configuration')
-        return RobotView(robot.name, description, robot.basepose)
+        prefix = f'robots.{robot.name}.'
+        topic = self.declare_parameter(
+            prefix + 'joint_states_topic', f'{robot.name}/joint_states', ParameterDescriptor(
+                description=f'Where the joint states of robot {robot.name!r} come from.',
+                read_only=True)).value
+        publish_tf = str(self.declare_parameter(
+            prefix + 'publish_tf', 'all', ParameterDescriptor(
+                description=f"Who publishes robot {robot.name!r}'s frames <robot>/<link>: 'all' "
+                            "(this node: base, fixed and moving joints), 'base' (this node "
+                            'places the base at <basepose>; another node publishes the joints '
+                            "with frame_prefix <robot>/), 'none' (another node publishes "
+                            'everything).', read_only=True)).value)
+        if publish_tf not in PUBLISH_TF_CHOICES:
+            raise FormatError(f'parameter {prefix}publish_tf is {publish_tf!r}, not one of '
+                              f'{", ".join(PUBLISH_TF_CHOICES)}')
+        return RobotView(robot.name, description, robot.basepose, publish_tf, self.frequency,
+                         str(topic))
+
+    def _warn_about_unknown_robot_parameters(self) -> None:
+        """A ``robots.<name>.…`` override naming no robot of the problem is a typo: say so."""
+        assert self.problem is not None
+        for name in getattr(self, '_parameter_overrides', {}):
+            if name.startswith('robots.') and not self.has_parameter(name):
+                self.get_logger().warning(
+                    f'parameter {name} is not used: the problem has no such robot setting '
+                    f'(robots: {", ".join(self.problem.robots) or "none"}; settings: '
+                    'joint_states_topic, publish_tf)')
+
+    # --- where frames are ---------------------------------------------------------------------
+    def _frame_pose(self, frame: str) -> np.ndarray:
+        """X_W_frame of a frame that is not an object: from this node's own robot state for the
+        frames it publishes, else as TF reports it (the node's tf2 Buffer, latest data)."""
+        own = self._own_frames.get(frame)
+        if own is not None:
+            view, link = own
+            return view.world_pose(link)
+        try:
+            found = self.tf_buffer.lookup_transform(WORLD, frame, rclpy.time.Time())
+        except TransformException as err:
+            raise FrameUnavailable(f'no object or robot frame named {frame!r}, and TF has no '
+                                   f'transform from world to it ({str(err).strip()})') from None
+        return _transform_matrix(found.transform)
+
+    # --- robots' joint states -------------------------------------------------------------------
+    @guarded
+    def joint_states_callback(self, view: RobotView, msg: JointState) -> None:
+        try:
+            plan = view.joint_tf.update(msg.name, msg.position)
+        except JointStateRefused as err:
+            self.get_logger().warning(f'{view.name}: dropped {err}', throttle_duration_sec=10.0)
+            return
+        view.joint_states_received += 1
+        if view.publish_tf != 'all':
+            return
+        stamp = (msg.header.stamp.sec, msg.header.stamp.nanosec)
+        if stamp == (0, 0):
+            stamp = self._stamp()
+        now = time.monotonic()
+        if view.joint_tf.publish_now(plan, stamp, now):
+            self._publish_moving(view, plan, stamp, now)
+
+    def _publish_moving(self, view: RobotView, plan: SolvePlan, stamp: tuple[int, int],
+                        now: float) -> None:
+        self.tf_pub.publish(view.moving_message(plan, *stamp))
+        view.joint_tf.published(plan, now)
+
+    def _publish_initial_tf(self, now: float) -> None:
+        """Robots whose joint states have not come yet: their configuration tags on /tf."""
+        for view in self.robots.values():
+            if view.publish_tf != 'all' or view.joint_states_received or \
+                    view.all_moving.edges.size == 0 or \
+                    now - view.last_initial_tf < INITIAL_TF_PERIOD * 0.999:
+                continue
+            view.last_initial_tf = now
+            self.tf_pub.publish(view.moving_message(view.all_moving, *self._stamp()))
+
+    @guarded
+    def _tick(self) -> None:
+        """Held-back /tf updates whose period has passed, the initial configurations, and
+        ~/scene if an object moved."""
+        now = time.monotonic()
+        for view in self.robots.values():
+            for plan, stamp in view.joint_tf.due(now):
+                self._publish_moving(view, plan, stamp, now)  # type: ignore[arg-type]
+        self._publish_initial_tf(now)
+        if self.state is not None:
+            self._publish_scene_if_changed()
 
     # --- publishing -------------------------------------------------------------------------
     def _stamp(self) -> tuple[int, int]:
@@ -246,12 +433,34 @@ class ProblemServer(Node):
         poses = np.array([row for _, _, row in rows], dtype=float).reshape(-1, 7)
         self.tf_static_pub.publish(template.fill(*self._stamp(), poses))
 
-    def _publish_moving(self) -> None:
-        sec, nanosec = self._stamp()
-        for view in self.robots.values():
-            message = view.moving_message(sec, nanosec)
-            if message is not None:
-                self.tf_pub.publish(message)
+    def _publish_scene_if_changed(self) -> None:
+        """~/scene when an object changed parent or world pose since the last one."""
+        assert self.state is not None
+        snapshot = self.state.snapshot()
+        for item in snapshot:
+            if item.world is not None:
+                self._last_world[item.name] = item.world
+        key = (self.state.version, tuple(item.world.tobytes() if item.world is not None
+                                         else item.unknown_reason for item in snapshot))
+        if key == self._scene_key:
+            return
+        self._scene_key = key
+        scene = Scene(version=self.state.version)
+        scene.header.frame_id = WORLD
+        scene.header.stamp = self.get_clock().now().to_msg()
+        for item in snapshot:
+            world = item.world if item.world is not None else self._last_world.get(item.name)
+            scene.objects.append(SceneObject(
+                name=item.name, moveable=item.moveable, parent=item.parent,
+                pose=pose_msg(world if world is not None else np.eye(4)),
+                pose_in_parent=pose_msg(item.local), attached=list(item.attached),
+                pose_known=item.world is not None, reason=item.unknown_reason))
+        self.scene_pub.publish(scene)
+
+    def _state_changed(self) -> None:
+        """After attach, detach or reset: TF's static set, and the scene, at once."""
+        self._publish_static()
+        self._publish_scene_if_changed()
 
     def _publish_markers(self) -> None:
         assert self.problem is not None
@@ -323,6 +532,15 @@ class ProblemServer(Node):
                                f'{", ".join(problem.objects) or "none"})')
         return problem.objects[name]
 
+    def _world_pose(self, name: str) -> np.ndarray:
+        """An object's world pose now; RequestError saying why when its parent frame is not
+        on TF."""
+        _, state = self._loaded()
+        try:
+            return state.world_pose(name)
+        except FrameUnavailable as err:
+            raise RequestError(f'where {name!r} is now is unknown: {err.message}') from None
+
     @staticmethod
     def _samples(value: int) -> int:
         if value == 0:
@@ -331,11 +549,11 @@ class ProblemServer(Node):
             raise RequestError(f'samples must be at most {MAX_SAMPLES}, not {value}')
         return int(value)
 
-    def _object_msg(self, obj: CoreObject) -> ProblemObject:
+    def _object_msg(self, obj: CoreObject, world: np.ndarray) -> ProblemObject:
         _, state = self._loaded()
         msg = ProblemObject(name=obj.name, mesh=obj.mesh_path or '', moveable=obj.moveable,
                             parent=state.parents[obj.name])
-        msg.pose = pose_msg(state.world_pose(obj.name))
+        msg.pose = pose_msg(world)
         msg.pose_in_parent = pose_msg(state.local[obj.name])
         msg.attached = state.children_of(obj.name)
         msg.discrete_grasps = [Grasp(id=f'gf{i}', type=g.type, pose=pose_msg(g.frame))
@@ -363,12 +581,21 @@ class ProblemServer(Node):
 
     @_answers
     def get_problem(self, request, response) -> None:
-        problem, _ = self._loaded()
+        problem, state = self._loaded()
         response.path = problem.path
-        response.objects = [self._object_msg(o) for o in problem.objects.values()]
+        stale = []
+        for item in state.snapshot():
+            world = item.world
+            if world is None:
+                world = self._last_world.get(item.name, problem.objects[item.name].pose)
+                stale.append(f'{item.name} ({item.unknown_reason})')
+            response.objects.append(self._object_msg(problem.objects[item.name], world))
         response.robots = [self._robot_msg(r) for r in problem.robots.values()]
         response.actions = [ProblemAction(name=a.name, joints=list(a.joints))
                             for a in problem.actions.values()]
+        if stale:
+            response.message = ('the last known poses of objects whose parent frame is not on '
+                                 'TF now: ' + '; '.join(stale))
 
     @_answers
     def list_objects(self, request, response) -> None:
@@ -378,22 +605,23 @@ class ProblemServer(Node):
 
     @_answers
     def get_object(self, request, response) -> None:
+        _, state = self._loaded()
         obj = self._object(request.name)
-        response.object = self._remembered(('object', obj.name, self._state_version), 1,
-                                           lambda: self._object_msg(obj))
+        world = self._world_pose(obj.name)
+        response.object = self._remembered(('object', obj.name, state.version, world.tobytes()),
+                                           1, lambda: self._object_msg(obj, world))
 
     @_answers
     def get_grasps(self, request, response) -> None:
-        _, state = self._loaded()
         obj = self._object(request.object)
         frame = request.frame or 'world'
         if frame not in ('world', 'object'):
             raise RequestError(f"frame must be 'world' or 'object', not {request.frame!r}")
         found = grasp_set(obj, self._samples(request.samples), request.type or None)
-        world = state.world_pose(obj.name)
-        pose = world if frame == 'world' else None
+        world = self._world_pose(obj.name) if frame == 'world' or request.show else None
         response.frame_id = WORLD if frame == 'world' else obj.name
-        key = (found, frame, self._state_version)
+        pose = world if frame == 'world' else None
+        key = (found, frame, pose.tobytes() if pose is not None else None)
         if request.packed:
             ids, types, poses = self._remembered(
                 ('packed', *key), len(found.ids),
@@ -411,9 +639,10 @@ class ProblemServer(Node):
     def _remembered(self, key: tuple, size: int, build):
         """``build()``, remembered under ``key`` for the next identical question. Planners ask
         the same questions again and again, and building rclpy messages is most of an answer's
-        cost; keys include the state version, so attach/detach/reset invalidate them. The last
-        ANSWER_CACHE_SIZE answers of at most ANSWER_CACHE_MAX_ITEMS items are kept (never
-        changed after they are built)."""
+        cost; keys hold the state version and the world poses the answer depends on (bytes), so
+        attach/detach/reset and moving parents invalidate them. The last ANSWER_CACHE_SIZE
+        answers of at most ANSWER_CACHE_MAX_ITEMS items are kept (never changed after they are
+        built)."""
         if size > ANSWER_CACHE_MAX_ITEMS:
             return build()
         found = self._answer_cache.pop(key, None)
@@ -437,15 +666,14 @@ class ProblemServer(Node):
 
     @_answers
     def get_placements(self, request, response) -> None:
-        _, state = self._loaded()
         obj = self._object(request.object)
         support = self._object(request.support)
         samples, seed = self._samples(request.samples), int(request.seed)
+        support_pose = self._world_pose(support.name)
         response.placements = self._remembered(
-            ('placements', obj.name, support.name, samples, seed, self._state_version), samples,
-            lambda: self._placement_messages(placements(obj, support,
-                                                        state.world_pose(support.name),
-                                                        samples, seed)))
+            ('placements', obj.name, support.name, samples, seed, support_pose.tobytes()),
+            samples, lambda: self._placement_messages(placements(obj, support, support_pose,
+                                                                 samples, seed)))
         response.message = f'{len(response.placements)} placements'
 
     @staticmethod
@@ -478,11 +706,8 @@ class ProblemServer(Node):
     def attach(self, request, response) -> None:
         _, state = self._loaded()
         self._object(request.object)
-        if request.parent == WORLD:
-            raise RequestError("use detach to put an object back in the world frame")
         state.attach(request.object, request.parent)
-        self._state_version += 1
-        self._publish_static()
+        self._state_changed()
         response.message = f'{request.object} attached to {request.parent}'
 
     @_answers
@@ -491,17 +716,15 @@ class ProblemServer(Node):
         self._object(request.object)
         previous = state.parents[request.object]
         state.detach(request.object)
-        self._state_version += 1
-        self._publish_static()
+        self._state_changed()
         response.message = f'{request.object} detached from {previous}'
 
     @_answers
     def reset(self, request, response) -> None:
         _, state = self._loaded()
         state.reset()
-        self._state_version += 1
         self.grasp_markers = []
-        self._publish_static()
+        self._state_changed()
         self._publish_markers()
         response.message = 'back to the initial state'
 

@@ -9,7 +9,8 @@ Written down in docs/tmp.md; in short (X_AB = pose of B in A, 4×4):
   centre at ``distance`` along the support region's upward normal from a point p of S's
   SSSP/PSSP: position ``X_W_S · p + distance · n_W``; the samples spread θ evenly over each SOP
   in turn and draw p uniformly (seeded, so answers are reproducible) over the region;
-* an attached object keeps its pose relative to its parent (a fixed joint), so it moves with it.
+* an attached object keeps its pose relative to its parent (a fixed joint), so it moves with it;
+  the parent may be another object or any frame whose world pose is known (a robot link on TF).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -33,7 +34,8 @@ from .reader import existing_file, polygon_normal
 __all__ = ['GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame', 'grasp_set',
            'grasp_samples', 'grasp_rows', 'pose_rows',
            'support_normal', 'sample_support_points', 'stable_object_pose', 'placements',
-           'ProblemState', 'problem_scene', 'robot_model', 'robot_base_link', 'pose_document']
+           'FrameUnavailable', 'ObjectState', 'ProblemState', 'problem_scene', 'robot_model',
+           'robot_base_link', 'pose_document']
 
 MAX_SAMPLES = 100_000
 
@@ -270,18 +272,50 @@ def _clean(value: float) -> float:
     return 0.0 if abs(value) < 1e-15 else value
 
 
+class FrameUnavailable(ReferenceError):
+    """A frame that is neither an object nor a frame whose world pose is known now (a robot
+    link not on TF yet, a misspelt frame)."""
+
+    code = 'TMP_FRAME_UNAVAILABLE'
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectState:
+    """One object as it is now: its parent, its fixed pose in the parent, and its world pose
+    (None when the parent frame's pose is unknown now)."""
+
+    name: str
+    moveable: bool
+    parent: str
+    local: np.ndarray
+    world: np.ndarray | None
+    attached: tuple[str, ...]
+    unknown_reason: str = ''
+
+
 class ProblemState:
     """The attachments and object poses while a plan executes (attach, detach, reset).
 
-    Each object stores its pose relative to its parent (``world``, another object, or a fixed
-    extra frame such as a robot link); world poses are compositions, so attached objects move
-    with their parent. Attaching and detaching keep the object where it is in the world.
+    Each object stores its pose relative to its parent: ``world``, another object, or another
+    frame — a robot link such as ``arm/tool_frame``, or any frame of a TF tree. World poses are
+    compositions, so an attached object moves with whatever carries it: a frame's world pose
+    comes from ``frame_pose(name)`` (problem_server reads it from TF; it raises
+    :class:`FrameUnavailable` for a frame it does not know) or from the fixed ``extra_frames``.
+    Attaching and detaching keep the object where it is in the world at that moment: the pose
+    relative to the new parent (for a gripper frame: the grasp) is fixed then.
+
+    Refusals raise a FormatError subclass with a sentence and change nothing: an unknown object;
+    attaching an object that is not moveable (it can still carry others); attaching to
+    ``world`` (detach does that), to itself, to a frame whose world pose is unknown, or to an
+    object it carries (a cycle). ``version`` counts the changes (attach, detach, reset).
     """
 
-    def __init__(self, problem: Problem, extra_frames: Mapping[str, np.ndarray] | None = None
-                 ) -> None:
+    def __init__(self, problem: Problem, extra_frames: Mapping[str, np.ndarray] | None = None,
+                 frame_pose: Callable[[str], np.ndarray] | None = None) -> None:
         self.problem = problem
         self.extra_frames = dict(extra_frames or {})  #: fixed frames (robot links) in the world
+        self.frame_pose = frame_pose
+        self.version = 0
         self.reset()
 
     def reset(self) -> None:
@@ -293,6 +327,7 @@ class ProblemState:
             parent = self.parents[name]
             parent_pose = np.eye(4) if parent == WORLD else self.problem.objects[parent].pose
             self.local[name] = invert(parent_pose) @ obj.pose
+        self.version += 1
 
     def object(self, name: str) -> ProblemObject:
         found = self.problem.objects.get(name)
@@ -302,39 +337,96 @@ class ProblemState:
         return found
 
     def world_pose(self, name: str) -> np.ndarray:
-        """X_W_name of an object, an extra frame or the world."""
+        """X_W_name of an object, another frame (``frame_pose`` / ``extra_frames``) or the
+        world. Raises FrameUnavailable when a frame on the way is unknown now."""
         if name == WORLD:
             return np.eye(4)
+        if name in self.problem.objects:
+            return self.world_pose(self.parents[name]) @ self.local[name]
         if name in self.extra_frames:
             return self.extra_frames[name]
-        self.object(name)
-        return self.world_pose(self.parents[name]) @ self.local[name]
+        if self.frame_pose is not None:
+            return self.frame_pose(name)
+        known = ', '.join(self.problem.objects) or 'none'
+        raise FrameUnavailable(f'no object or robot frame named {name!r} (objects: {known})')
 
     def attach(self, child: str, parent: str) -> None:
-        """Fix ``child`` to ``parent`` (an object or an extra frame) where it is now."""
-        self.object(child)
-        if parent not in self.problem.objects and parent not in self.extra_frames:
-            raise ReferenceError(f'cannot attach {child!r} to {parent!r}: no object or robot '
-                                 f'frame of that name')
+        """Fix ``child`` to ``parent`` (an object or another frame) where it is now."""
+        obj = self.object(child)
+        if not obj.moveable:
+            raise StructureError(f'cannot attach {child!r}: it is not moveable '
+                                 '(<moveable>false</moveable> in the problem); it can carry '
+                                 'moveable objects, but nothing can carry it',
+                                 code='TMP_NOT_MOVEABLE')
+        if parent == WORLD:
+            raise StructureError(f'cannot attach {child!r} to {WORLD!r}: use detach to put an '
+                                 'object back in the world frame', code='TMP_ATTACH_TO_WORLD')
+        try:
+            parent_world = self.world_pose(parent)
+        except FrameUnavailable as err:
+            raise FrameUnavailable(f'cannot attach {child!r} to {parent!r}: {err.message}'
+                                   ) from None
         node = parent
         while node in self.parents:
             if node == child:
                 raise StructureError(f'attaching {child!r} to {parent!r} would make a cycle '
-                                     f'({parent!r} is carried by {child!r})',
+                                     f'({parent!r} is carried by {child!r})'
+                                     if parent != child else
+                                     f'cannot attach {child!r} to itself (a cycle)',
                                      code='TMP_ATTACHMENT_CYCLE')
             node = self.parents[node]
-        world = self.world_pose(child)
+        try:
+            world = self.world_pose(child)
+        except FrameUnavailable as err:
+            raise FrameUnavailable(f'cannot attach {child!r}: where it is now is unknown '
+                                   f'({err.message})') from None
         self.parents[child] = parent
-        self.local[child] = invert(self.world_pose(parent)) @ world
+        self.local[child] = invert(parent_world) @ world
+        self.version += 1
 
     def detach(self, child: str) -> None:
-        """Free ``child`` from its parent; it stays where it is (parent becomes the world)."""
-        world = self.world_pose(child)
+        """Free ``child`` from its parent; it stays where it is now (parent becomes the world).
+        An object already in the world frame stays as it is."""
+        self.object(child)
+        try:
+            world = self.world_pose(child)
+        except FrameUnavailable as err:
+            raise FrameUnavailable(f'cannot detach {child!r}: where it is now is unknown '
+                                   f'({err.message})') from None
         self.parents[child] = WORLD
         self.local[child] = world
+        self.version += 1
 
     def children_of(self, parent: str) -> list[str]:
         return [name for name, p in self.parents.items() if p == parent]
+
+    def snapshot(self) -> list[ObjectState]:
+        """Every object as it is now, in the problem's order (frames resolved once each)."""
+        frames: dict[str, np.ndarray | FrameUnavailable] = {}
+
+        def world(name: str) -> np.ndarray:
+            found = frames.get(name)
+            if found is None:
+                try:
+                    found = (np.eye(4) if name == WORLD else
+                             world(self.parents[name]) @ self.local[name]
+                             if name in self.problem.objects else self.world_pose(name))
+                except FrameUnavailable as err:
+                    found = err
+                frames[name] = found
+            if isinstance(found, FrameUnavailable):
+                raise found
+            return found
+
+        out = []
+        for name, obj in self.problem.objects.items():
+            try:
+                pose, reason = world(name), ''
+            except FrameUnavailable as err:
+                pose, reason = None, err.message
+            out.append(ObjectState(name, obj.moveable, self.parents[name], self.local[name],
+                                   pose, tuple(self.children_of(name)), reason))
+        return out
 
     def edges(self) -> Iterable[tuple[str, str, np.ndarray]]:
         """(parent, child, X_parent_child) of every object, parents before children."""

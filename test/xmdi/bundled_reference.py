@@ -39,6 +39,8 @@ BUNDLES = (
            EXAMPLES / 'xmdi' / 'hebi_arm_wave.map.yaml'),
     Bundle(EXAMPLES / 'skel' / 'quadruped.skel', EXAMPLES / 'xmdi' / 'quadruped_gait.xmdi',
            EXAMPLES / 'xmdi' / 'quadruped_gait.map.yaml'),
+    Bundle(EXAMPLES / 'urdf' / 'arm_with_gripper.urdf',
+           EXAMPLES / 'xmdi' / 'pick_and_place.xmdi'),
 )
 
 
