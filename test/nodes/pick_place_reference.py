@@ -55,17 +55,25 @@ def pose_matrix(pose) -> np.ndarray:
     return out
 
 
-def arm_tool(q, base: np.ndarray) -> np.ndarray:
-    """X_W_tool_frame of arm_with_gripper at q (JOINTS order) with its base at ``base``: the
-    URDF's joints shoulder_pan (z, origin 0 0 0.1), shoulder_lift (y, origin 0 0 0.3 rpy 0 0.5
-    0), elbow (y, origin 0 0 0.25 rpy 0 0.8 0), wrist_roll (z, origin 0 0 0.2), tool (fixed,
-    origin 0 0 0.09 rpy pi 0 0)."""
+def arm_frames(q, base: np.ndarray) -> list[np.ndarray]:
+    """World poses of arm_with_gripper's joint frames shoulder_pan, shoulder_lift, elbow,
+    wrist_roll (each at its joint's position) and tool_frame, at q (JOINTS order) with its base
+    at ``base``: the URDF's joints shoulder_pan (z, origin 0 0 0.1), shoulder_lift (y, origin
+    0 0 0.3 rpy 0 0.5 0), elbow (y, origin 0 0 0.25 rpy 0 0.8 0), wrist_roll (z, origin 0 0 0.2),
+    tool (fixed, origin 0 0 0.09 rpy pi 0 0)."""
     pan, lift, elbow, roll = q[:4]
-    return (base @ translation(0, 0, 0.1) @ rotation('z', pan)
-            @ translation(0, 0, 0.3) @ rotation('y', 0.5) @ rotation('y', lift)
-            @ translation(0, 0, 0.25) @ rotation('y', 0.8) @ rotation('y', elbow)
-            @ translation(0, 0, 0.2) @ rotation('z', roll)
-            @ translation(0, 0, 0.09) @ rotation('x', math.pi))
+    frames = [base @ translation(0, 0, 0.1) @ rotation('z', pan)]
+    frames.append(frames[-1] @ translation(0, 0, 0.3) @ rotation('y', 0.5) @ rotation('y', lift))
+    frames.append(frames[-1] @ translation(0, 0, 0.25) @ rotation('y', 0.8)
+                  @ rotation('y', elbow))
+    frames.append(frames[-1] @ translation(0, 0, 0.2) @ rotation('z', roll))
+    frames.append(frames[-1] @ translation(0, 0, 0.09) @ rotation('x', math.pi))
+    return frames
+
+
+def arm_tool(q, base: np.ndarray) -> np.ndarray:
+    """X_W_tool_frame of arm_with_gripper at q (see :func:`arm_frames`)."""
+    return arm_frames(q, base)[-1]
 
 
 #: pick_and_place.xml: the arm's <basepose> and the block's initial <pose>.
