@@ -104,6 +104,7 @@ LAUNCHED_NODES = {
     'problem.launch.py': {'problem_server'},
     'motion.launch.py': {'description_publisher', 'motion_player'},
     'motion_sim.launch.py': {'description_publisher', 'sim_controller', 'motion_player'},
+    'pick_and_place.launch.py': {'problem_server', 'sim_controller', 'motion_player'},
 }
 
 
