@@ -15,7 +15,8 @@ while a plan executes (docs/tmp.md, docs/guide-planner.md).
   frame as TF reports it, whoever publishes that frame. Attach fixes the pose relative to the
   parent (the grasp) at that moment, detach leaves the object where it is in the world; both
   re-send the whole static set at once. Frames this node does not publish itself are read
-  from a ``tf2_ros.Buffer`` (a TransformListener in this node).
+  from a ``tf2_ros.Buffer`` in this node, fed with everything on /tf and /tf_static except this
+  node's own /tf (:class:`ForeignTfListener`).
 * ``~/scene`` (robot_formats_interfaces/Scene, latched): every object's parent, world pose and
   attachments in one message, re-sent on attach/detach/reset and whenever a carried object
   moved (checked at ``publish_frequency``).
@@ -49,7 +50,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor, await_or_execute
 from rclpy.node import Node
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
                                           ProblemRobot, Scene, SceneObject)
@@ -59,7 +60,9 @@ from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJ
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, String
 from tf2_msgs.msg import TFMessage
-from tf2_ros import Buffer, TransformException, TransformListener
+from geometry_msgs.msg import TransformStamped
+from rclpy.serialization import deserialize_message
+from tf2_ros import Buffer, TransformException
 from visualization_msgs.msg import Marker, MarkerArray
 
 from ..description import Description
@@ -177,6 +180,9 @@ class RobotView:
         self.last_initial_tf = -math.inf
         self._link_poses: dict[str, np.ndarray] = {}  # world poses at tf_positions (cleared
         #                                               when those change)
+        self.tf_version = 0         #: +1 at every /tf message this node publishes for it
+        self.tf_stamp = (0, 0)      #: the stamp of the last one
+        self.buffered_version = -1  #: tf_version last copied into the node's tf2 Buffer
         tree = description.urdf_tree
         self.root = tree.root
         self.base_frame = self.frame(tree.root)
@@ -224,7 +230,68 @@ class RobotView:
         else:
             self.tf_positions[plan.dof_index] = self.positions[plan.dof_index]
         self._link_poses.clear()
+        self.tf_version += 1
+        self.tf_stamp = (sec, nanosec)
         return plan.wire.fill(sec, nanosec, poses)  # type: ignore[union-attr]
+
+    def buffer_transforms(self) -> list[TransformStamped]:
+        """Every moving transform as this node's TF has it (for its own tf2 Buffer)."""
+        poses = self.description.solver.solve_plan(self.tf_positions, self.all_moving)
+        out = []
+        for (parent, child), (x, y, z, qx, qy, qz, qw) in zip(self.all_moving.pairs,
+                                                               poses.tolist()):
+            transform = TransformStamped(child_frame_id=self.frame(child))
+            transform.header.frame_id = self.frame(parent)
+            transform.header.stamp.sec, transform.header.stamp.nanosec = self.tf_stamp
+            translation, rotation = transform.transform.translation, transform.transform.rotation
+            translation.x, translation.y, translation.z = x, y, z
+            rotation.x, rotation.y, rotation.z, rotation.w = qx, qy, qz, qw
+            out.append(transform)
+        return out
+
+
+class ForeignTfListener:
+    """tf2_ros.TransformListener's work for problem_server's Buffer, minus the node's own /tf.
+
+    Every /tf_static message and every /tf message of other nodes goes into the Buffer as
+    TransformListener does it. The node's own /tf (each robot's moving joints, up to one
+    message per joint state) is recognised by its publisher's gid and dropped undecoded: the
+    node knows those frames itself, and reading them back cost about a third of a core at 200
+    joint states a second (measured: benchmarks/problem_server.py); it copies them into the
+    Buffer only when a lookup needs them (``_copy_own_tf_into_buffer``).
+    """
+
+    def __init__(self, node: Node, buffer: Buffer, own_publisher) -> None:
+        self.node, self.buffer, self.own_publisher = node, buffer, own_publisher
+        self.own_gid: bytes | None = None
+        listener_qos = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST)
+        static_qos = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                                durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        node.create_subscription(TFMessage, '/tf', self._dynamic, listener_qos, raw=True)
+        node.create_subscription(TFMessage, '/tf_static', self._static, static_qos)
+
+    def get_logger(self):  # for @guarded
+        return self.node.get_logger()
+
+    def _own(self, gid: bytes) -> bool:
+        if self.own_gid is None:  # the local graph knows our publisher at once, normally
+            for info in self.node.get_publishers_info_by_topic(self.own_publisher.topic_name):
+                if (info.node_name, info.node_namespace) == (self.node.get_name(),
+                                                               self.node.get_namespace()):
+                    self.own_gid = bytes(info.endpoint_gid)
+        return gid == self.own_gid
+
+    @guarded
+    def _dynamic(self, raw: bytes, info) -> None:
+        if self._own(info['publisher_gid']['data']):
+            return
+        for transform in deserialize_message(raw, TFMessage).transforms:
+            self.buffer.set_transform(transform, 'default_authority')
+
+    @guarded
+    def _static(self, msg: TFMessage) -> None:
+        for transform in msg.transforms:
+            self.buffer.set_transform_static(transform, 'default_authority')
 
 
 class ProblemServer(Node):
@@ -252,7 +319,7 @@ class ProblemServer(Node):
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', LATCHED_QOS)
         self.scene_pub = self.create_publisher(Scene, '~/scene', LATCHED_QOS)
         self.tf_buffer = Buffer(node=self)
-        self.tf_listener = TransformListener(self.tf_buffer, self)
+        self.tf_listener = ForeignTfListener(self, self.tf_buffer, self.tf_pub)
         self.problem: Problem | None = None
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
@@ -366,12 +433,22 @@ class ProblemServer(Node):
         if own is not None:
             view, link = own
             return view.world_pose(link)
+        self._copy_own_tf_into_buffer()
         try:
             found = self.tf_buffer.lookup_transform(WORLD, frame, rclpy.time.Time())
         except TransformException as err:
             raise FrameUnavailable(f'no object or robot frame named {frame!r}, and TF has no '
                                    f'transform from world to it ({str(err).strip()})') from None
         return _transform_matrix(found.transform)
+
+    def _copy_own_tf_into_buffer(self) -> None:
+        """The moving frames this node publishes, into its tf2 Buffer (its listener skips its
+        own /tf): a frame another node hangs below them (a camera on the gripper) resolves."""
+        for view in self.robots.values():
+            if view.publish_tf == 'all' and view.buffered_version != view.tf_version:
+                for transform in view.buffer_transforms():
+                    self.tf_buffer.set_transform(transform, 'problem_server')
+                view.buffered_version = view.tf_version
 
     # --- robots' joint states -------------------------------------------------------------------
     @guarded

@@ -30,7 +30,8 @@ from tf2_ros import Buffer, TransformListener
 
 from .harness import DESCRIPTION_QOS, NodeProcess, transform_matrix
 from .pick_place_reference import (ARM_BASE, BLOCK, HAND, JOINTS, PROBLEM, Q_PICK, Q_PLACE,
-                                   SCRIPT, arm_frames, arm_tool, largest, placement_violation, pose_matrix)
+                                   SCRIPT, arm_frames, arm_tool, largest, placement_violation,
+                                   pose_matrix)
 from .test_launch_files import (FOLLOW, JOINT_STATE, SHARE, STRING, TRAJECTORY, Expected,
                                 LaunchRun, check_nodes, check_rviz_config, motion_player,
                                 problem_server)

@@ -327,6 +327,38 @@ def test_the_scene_is_latched_and_counts_changes(follower):
                                  ).version == first + 1
 
 
+def test_a_frame_another_node_hangs_below_the_gripper_carries_the_block(follower):
+    """A camera on the gripper (a static transform arm/tool_frame -> camera from this test's
+    node, as static_transform_publisher would send it): problem_server resolves 'camera'
+    through its tf2 Buffer, across the arm frames it publishes itself."""
+    from geometry_msgs.msg import TransformStamped
+    camera = np.eye(4)
+    camera[:3, 3] = (0.0, 0.05, -0.02)
+    mount = TransformStamped(child_frame_id='camera')
+    mount.header.frame_id = HAND
+    mount.transform.translation.y, mount.transform.translation.z = 0.05, -0.02
+    mount.transform.rotation.w = 1.0
+    publisher = follower.side.node.create_publisher(TFMessage, '/tf_static', DESCRIPTION_QOS)
+    publisher.publish(TFMessage(transforms=[mount]))
+    assert follower.call('reset').success
+    follower.move(Q_PICK)
+    follower.side.spin_until(  # problem_server has heard of the camera (DDS discovery)
+        lambda: follower.call('attach', object='block', parent='camera').success,
+        what='problem_server seeing the camera frame', process=follower.process)
+    grasp = np.linalg.inv(arm_tool(Q_PICK, ARM_BASE) @ camera) @ BLOCK
+    np.testing.assert_allclose(pose_matrix(follower.object('block').pose_in_parent), grasp,
+                               atol=EXACT)
+    stamps = follower.stream(path(Q_PICK, Q_PLACE, 10))
+    for msg in follower.received_at(stamps):
+        np.testing.assert_allclose(
+            follower.tf_pose('block', rclpy.time.Time.from_msg(msg.header.stamp)),
+            arm_tool(configuration(msg), ARM_BASE) @ camera @ grasp, atol=EXACT)
+    now = arm_tool(Q_PLACE, ARM_BASE) @ camera @ grasp
+    np.testing.assert_allclose(pose_matrix(follower.object('block').pose), now, atol=EXACT)
+    assert follower.call('reset').success
+    follower.side.node.destroy_publisher(publisher)
+
+
 # --- a rate cap ----------------------------------------------------------------------------------
 
 def test_publish_frequency_caps_tf_and_the_last_state_arrives(module_launcher):
