@@ -59,3 +59,4 @@ echo "demo OK: robot_description and the TF tree were published by ros2 launch a
 echo
 echo "== tools/demo_motion.py: a bundled motion played through sim_controller (MuJoCo servos)"
 python tools/demo_motion.py
+python tools/demo_pick_and_place.py  # pick, carry on the gripper, place: problem_server + sim_controller + motion_player
