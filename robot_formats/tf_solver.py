@@ -241,8 +241,8 @@ class JointStateTf:
         self.solver = solver
         self.positions = positions
         self.min_period = 0.999 / frequency if frequency > 0 else 0.0
-        self._last_publish: dict[int, float] = {}          # id(plan) -> time of its last publish
-        self._held: dict[int, tuple[SolvePlan, object]] = {}  # id(plan) -> (plan, stamp)
+        self._last_publish: dict[SolvePlan, float] = {}  # plan -> time of its last publish
+        self._held: dict[SolvePlan, object] = {}         # plan -> stamp held back
 
     def update(self, names: Sequence[str], values: Sequence[float]) -> SolvePlan:
         """Apply one message; the plan of the transforms it moves (maybe none: ``plan.edges``
@@ -263,20 +263,20 @@ class JointStateTf:
         to publish, or held back by the rate cap (:meth:`due` returns it later)."""
         if plan.edges.size == 0:
             return False
-        if now - self._last_publish.get(id(plan), -math.inf) < self.min_period:
-            self._held[id(plan)] = (plan, stamp)
+        if now - self._last_publish.get(plan, -math.inf) < self.min_period:
+            self._held[plan] = stamp
             return False
         return True
 
     def published(self, plan: SolvePlan, now: float) -> None:
-        self._last_publish[id(plan)] = now
-        self._held.pop(id(plan), None)
+        self._last_publish[plan] = now
+        self._held.pop(plan, None)
 
     def due(self, now: float) -> list[tuple[SolvePlan, object]]:
         """Held-back (plan, stamp) pairs whose period has passed: publish each, then call
         :meth:`published`."""
-        return [(plan, stamp) for key, (plan, stamp) in self._held.items()
-                if now - self._last_publish.get(key, -math.inf) >= self.min_period]
+        return [(plan, stamp) for plan, stamp in self._held.items()
+                if now - self._last_publish.get(plan, -math.inf) >= self.min_period]
 
     def forget(self) -> None:
         """Drop held-back updates and the rate cap's history (after a new model is loaded)."""

@@ -36,8 +36,9 @@ from tf2_msgs.msg import TFMessage
 
 from ..description import Description, parse_positions
 from ..errors import FormatError
-from ..tf_solver import SolvePlan
-from .node_support import LATCHED_QOS, guarded, raise_keyboard_interrupt_on_signals
+from ..tf_solver import JointStateRefused, JointStateTf, SolvePlan
+from .node_support import (LATCHED_QOS, guarded, joint_states_qos,
+                           raise_keyboard_interrupt_on_signals)
 from .tf_wire import TfMessageTemplate
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
@@ -59,9 +60,10 @@ class DescriptionPublisher(Node):
         self._declare_parameters()
         self.description: Description | None = None
         self.positions = np.zeros(0)
-        # rate cap per set of joints (per JointState source), as robot_state_publisher per joint
-        self._last_tf_time: dict[int, float] = {}
-        self._pending: dict[int, tuple[SolvePlan, tuple[int, int]]] = {}
+        # joint_states -> positions and the rate cap per JointState source (robot_formats.
+        # tf_solver.JointStateTf: the rules problem_server follows too); one per loaded model
+        self.joint_tf: JointStateTf | None = None
+        self._tf_frequency = self._frequency()
         self._frame_prefix = str(self.get_parameter('frame_prefix').value)
         self.joint_states_received = 0  #: counters, logged at shutdown (and read by benchmarks)
         self.tf_published = 0
@@ -72,15 +74,15 @@ class DescriptionPublisher(Node):
         self.joint_states_pub = None
         if self.get_parameter('publish_joint_states').value:
             self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
-        self.create_subscription(JointState, 'joint_states', self.joint_states_callback,
-                                 self._joint_states_qos())
+        qos, warning = joint_states_qos(str(self.get_parameter('joint_states_qos').value))
+        if warning:
+            self.get_logger().warning(warning)
+        self.create_subscription(JointState, 'joint_states', self.joint_states_callback, qos)
         self.create_service(Reload, '~/reload', self.reload_callback)
 
         self._try_initial_load()
         self.add_on_set_parameters_callback(self.parameters_callback)
-        frequency = self._frequency()
-        # /tf for every joint_states message when the cap is 0, else at most `frequency` Hz
-        self._min_period = 0.999 / frequency if frequency > 0 else 0.0
+        frequency = self._tf_frequency
         # The timer publishes joint states and flushes a rate-capped /tf update; it need not
         # run faster than 100 Hz even when /tf may (joint_states-driven /tf is not timer-bound).
         self.create_timer(max(1.0 / frequency, 0.01) if frequency > 0 else 0.05,
@@ -117,15 +119,6 @@ class DescriptionPublisher(Node):
         self.declare_parameter('initial_positions', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
             type=ParameterType.PARAMETER_STRING_ARRAY,
             description="Overrides of the file's initial configuration: ['joint=value', ...]."))
-
-    def _joint_states_qos(self) -> QoSProfile:
-        choice = str(self.get_parameter('joint_states_qos').value)
-        if choice == 'reliable':
-            return QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-        if choice != 'sensor_data':
-            self.get_logger().warning(f"joint_states_qos {choice!r} is not 'sensor_data' or "
-                                      "'reliable'; using 'sensor_data'")
-        return QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 
     def _frequency(self) -> float:
         value = float(self.get_parameter('publish_frequency').value)
@@ -212,8 +205,8 @@ class DescriptionPublisher(Node):
             self.get_logger().warning(str(warning))
         self.description = description
         self.positions = description.initial_vector()
-        self._pending.clear()  # a capped /tf update of the old model must not outlive it
-        self._last_tf_time.clear()
+        # a capped /tf update of the old model must not outlive it: new rules, new history
+        self.joint_tf = JointStateTf(description.solver, self.positions, self._tf_frequency)
         self._publish_description()
         self.get_logger().info(
             f'serving {where} ({description.format}, {len(description.urdf_tree.links)} frames, '
@@ -251,31 +244,19 @@ class DescriptionPublisher(Node):
     @guarded
     def joint_states_callback(self, msg: JointState) -> None:
         self.joint_states_received += 1
-        description = self.description
-        if description is None:
+        joint_tf = self.joint_tf
+        if self.description is None or joint_tf is None:
             return
-        if len(msg.name) != len(msg.position):
-            self.get_logger().warning(
-                f'dropped a joint_states message with {len(msg.name)} names but '
-                f'{len(msg.position)} positions', throttle_duration_sec=10.0)
-            return
-        plan = description.solver.select(msg.name)
-        if plan.dof_index.size:
-            values = np.asarray(msg.position, dtype=float)[plan.message_index]
-            if not np.isfinite(values).all():
-                self.get_logger().warning('dropped a joint_states message with non-finite '
-                                          'positions', throttle_duration_sec=10.0)
-                return
-            self.positions[plan.dof_index] = values
-        if plan.edges.size == 0:
+        try:
+            plan = joint_tf.update(msg.name, msg.position)
+        except JointStateRefused as err:
+            self.get_logger().warning(f'dropped {err}', throttle_duration_sec=10.0)
             return
         stamp = (msg.header.stamp.sec, msg.header.stamp.nanosec)
         if stamp == (0, 0):
             stamp = self._now()
-        if time.monotonic() - self._last_tf_time.get(id(plan), -math.inf) < self._min_period:
-            self._pending[id(plan)] = (plan, stamp)  # the timer publishes it if nothing newer
-            return
-        self._publish_moving(plan, stamp)
+        if joint_tf.publish_now(plan, stamp, time.monotonic()):
+            self._publish_moving(plan, stamp)
 
     def _publish_moving(self, plan: SolvePlan, stamp: tuple[int, int]) -> None:
         description = self.description
@@ -288,15 +269,14 @@ class DescriptionPublisher(Node):
         poses = description.solver.solve_plan(self.positions, plan)
         self.tf_pub.publish(plan.wire.fill(stamp[0], stamp[1], poses))  # type: ignore[union-attr]
         self.tf_published += 1
-        self._last_tf_time[id(plan)] = time.monotonic()
-        self._pending.pop(id(plan), None)
+        if self.joint_tf is not None:
+            self.joint_tf.published(plan, time.monotonic())
 
     @guarded
     def timer_callback(self) -> None:
-        now = time.monotonic()
-        for key, (plan, stamp) in list(self._pending.items()):
-            if now - self._last_tf_time.get(key, -math.inf) >= self._min_period:
-                self._publish_moving(plan, stamp)
+        if self.joint_tf is not None:
+            for plan, stamp in self.joint_tf.due(time.monotonic()):
+                self._publish_moving(plan, stamp)  # type: ignore[arg-type]
         self._publish_joint_states()
 
     def _publish_joint_states(self) -> None:
