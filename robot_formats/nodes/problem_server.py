@@ -45,12 +45,13 @@ from pathlib import Path
 import numpy as np
 import rclpy
 import rclpy.time
-from geometry_msgs.msg import Point, Pose
+from geometry_msgs.msg import Point, Pose, TransformStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import InvalidHandle
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor, await_or_execute
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from rclpy.signals import SignalHandlerOptions
 from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
                                           ProblemRobot, Scene, SceneObject)
@@ -60,8 +61,6 @@ from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJ
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, String
 from tf2_msgs.msg import TFMessage
-from geometry_msgs.msg import TransformStamped
-from rclpy.serialization import deserialize_message
 from tf2_ros import Buffer, TransformException
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -178,11 +177,10 @@ class RobotView:
         self.joint_tf = JointStateTf(description.solver, self.positions, frequency)
         self.joint_states_received = 0
         self.last_initial_tf = -math.inf
-        self._link_poses: dict[str, np.ndarray] = {}  # world poses at tf_positions (cleared
-        #                                               when those change)
-        self.tf_version = 0         #: +1 at every /tf message this node publishes for it
-        self.tf_stamp = (0, 0)      #: the stamp of the last one
-        self.buffered_version = -1  #: tf_version last copied into the node's tf2 Buffer
+        # world poses of links at tf_positions, cleared when those change
+        self._link_poses: dict[str, np.ndarray] = {}
+        self.tf_stamp = (0, 0)           #: the stamp of the last /tf message sent for it
+        self.buffered_stamp = (-1, 0)    #: the tf_stamp last copied into the node's tf2 Buffer
         tree = description.urdf_tree
         self.root = tree.root
         self.base_frame = self.frame(tree.root)
@@ -230,7 +228,6 @@ class RobotView:
         else:
             self.tf_positions[plan.dof_index] = self.positions[plan.dof_index]
         self._link_poses.clear()
-        self.tf_version += 1
         self.tf_stamp = (sec, nanosec)
         return plan.wire.fill(sec, nanosec, poses)  # type: ignore[union-attr]
 
@@ -444,11 +441,11 @@ class ProblemServer(Node):
     def _copy_own_tf_into_buffer(self) -> None:
         """The moving frames this node publishes, into its tf2 Buffer (its listener skips its
         own /tf): a frame another node hangs below them (a camera on the gripper) resolves."""
-        for view in self.robots.values():
-            if view.publish_tf == 'all' and view.buffered_version != view.tf_version:
+        for view in self.robots.values():  # (tf2 takes one state per stamp)
+            if view.publish_tf == 'all' and view.buffered_stamp != view.tf_stamp:
                 for transform in view.buffer_transforms():
                     self.tf_buffer.set_transform(transform, 'problem_server')
-                view.buffered_version = view.tf_version
+                view.buffered_stamp = view.tf_stamp
 
     # --- robots' joint states -------------------------------------------------------------------
     @guarded

@@ -164,6 +164,14 @@ class Follower(Server):
                              what=what, process=self.process)
         return self.scene.last
 
+    def reset(self) -> None:
+        """~/reset, and wait until its /tf_static and scene have arrived."""
+        statics, version = len(self.tf_static), self.scene.last.version
+        assert self.call('reset').success
+        self.side.spin_until(lambda: len(self.tf_static) > statics and
+                             self.scene.last.version > version,
+                             what="reset's /tf_static and scene", process=self.process)
+
     def object(self, name: str):
         answer = self.call('get_object', name=name)
         assert answer.success, answer.message
@@ -206,7 +214,7 @@ def test_the_arm_starts_at_its_configuration_and_follows_its_joint_states(follow
 
 
 def test_the_attached_block_rides_on_the_gripper_at_every_joint_state(follower):
-    assert follower.call('reset').success
+    follower.reset()
     follower.move(Q_PICK)
     version = follower.scene.last.version
     answer = follower.call('attach', object='block', parent=HAND)
@@ -280,9 +288,7 @@ def test_the_attached_block_rides_on_the_gripper_at_every_joint_state(follower):
     ('teapot', HAND, "no object named 'teapot'"),
 ])
 def test_refused_attachments_say_why_and_change_nothing(follower, obj, parent, words):
-    assert follower.call('reset').success
-    follower.latest_scene(lambda s: scene_object(s, 'block').parent == 'stand_a',
-                          'the initial scene')
+    follower.reset()
     statics, scenes = len(follower.tf_static), len(follower.scene)
     before = {name: follower.object(name) for name in ('block', 'stand_a')}
     answer = follower.call('attach', object=obj, parent=parent)
@@ -297,7 +303,7 @@ def test_refused_attachments_say_why_and_change_nothing(follower, obj, parent, w
 
 
 def test_a_non_moveable_object_still_carries_others(follower):
-    assert follower.call('reset').success
+    follower.reset()
     answer = follower.call('attach', object='block', parent='stand_b')
     assert answer.success, answer.message
     assert list(follower.object('stand_b').attached) == ['block']
@@ -309,9 +315,8 @@ def test_a_non_moveable_object_still_carries_others(follower):
 
 
 def test_the_scene_is_latched_and_counts_changes(follower):
-    assert follower.call('reset').success
-    first = follower.latest_scene(lambda s: scene_object(s, 'block').parent == 'stand_a',
-                                  'the reset scene').version
+    follower.reset()
+    first = follower.scene.last.version
     late = follower.side.new_node('late_scene_reader')
     inbox = follower.side.subscribe(Scene, '/problem_server/scene', DESCRIPTION_QOS, node=late)
     follower.side.spin_until(lambda: len(inbox), what='the latched scene for a late joiner')
@@ -340,7 +345,7 @@ def test_a_frame_another_node_hangs_below_the_gripper_carries_the_block(follower
     mount.transform.rotation.w = 1.0
     publisher = follower.side.node.create_publisher(TFMessage, '/tf_static', DESCRIPTION_QOS)
     publisher.publish(TFMessage(transforms=[mount]))
-    assert follower.call('reset').success
+    follower.reset()
     follower.move(Q_PICK)
     follower.side.spin_until(  # problem_server has heard of the camera (DDS discovery)
         lambda: follower.call('attach', object='block', parent='camera').success,
