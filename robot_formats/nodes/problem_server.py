@@ -360,7 +360,7 @@ class ProblemServer(Node):
             problem = read_problem(path, warnings, strict=bool(self.get_parameter('strict').value),
                                    mapping=mapping)
             robots = {name: self._robot_view(robot) for name, robot in problem.robots.items()}
-        except FormatError as err:
+        except (FormatError, ValueError) as err:  # a bad file, or a bad robots.<name> setting
             self.get_logger().error(f'{err}; serving nothing (every service answers '
                                     'success=false)')
             return
@@ -407,8 +407,8 @@ class ProblemServer(Node):
                             "with frame_prefix <robot>/), 'none' (another node publishes "
                             'everything).', read_only=True)).value)
         if publish_tf not in PUBLISH_TF_CHOICES:
-            raise FormatError(f'parameter {prefix}publish_tf is {publish_tf!r}, not one of '
-                              f'{", ".join(PUBLISH_TF_CHOICES)}')
+            raise ValueError(f'parameter {prefix}publish_tf is {publish_tf!r}, not one of '
+                             f'{", ".join(PUBLISH_TF_CHOICES)}')
         return RobotView(robot.name, description, robot.basepose, publish_tf, self.frequency,
                          str(topic))
 

@@ -487,3 +487,21 @@ def test_without_robot_tf_the_robot_frames_are_left_alone_and_unknown_frames_ref
     assert not answer.success and 'TF has no transform from world to it' in answer.message
     (robot,) = silent.call('get_problem').robots  # its joint states are still followed
     assert list(robot.joint_positions) == pytest.approx(list(Q_PICK), abs=1e-12)
+
+
+def test_a_bad_robot_setting_is_reported_and_every_service_says_so(module_launcher):
+    process, side = module_launcher.command(
+        ['-m', 'robot_formats.nodes.problem_server', '--ros-args', '-p',
+         f'problem_file:={PROBLEM}', '-p', 'robots.arm.publish_tf:=sometimes',
+         '-p', 'robots.robot_of_nobody.publish_tf:=base'], 'problem_server_bad_setting')
+    process.wait_for_log("parameter robots.arm.publish_tf is 'sometimes', not one of all, base, "
+                         'none; serving nothing')
+    client = side.node.create_client(srv.ListObjects, '/problem_server/list_objects')
+    answer = side.call(client, srv.ListObjects.Request(), process=process)
+    assert not answer.success and 'no problem is loaded' in answer.message
+    good, side = module_launcher.command(
+        ['-m', 'robot_formats.nodes.problem_server', '--ros-args', '-p',
+         f'problem_file:={PROBLEM}', '-p', 'robots.robot_of_nobody.publish_tf:=base'],
+        'problem_server_unknown_robot_setting')
+    good.wait_for_log('parameter robots.robot_of_nobody.publish_tf is not used: the problem has '
+                      'no such robot setting (robots: arm;')
