@@ -182,7 +182,10 @@ class PickAndPlace:
         self.play('transport')
         self.wait_until_at_rest()
         print(self.call('detach', object=args.object).message)
-        placed = self.tf_pose(args.object)
+        block = self.call('get_object', name=args.object).object
+        placed = matrix(block.pose.position, block.pose.orientation)  # where it was left
+        self.spin_until(lambda: np.max(np.abs(self.tf_pose(args.object) - placed)) < 1e-9,
+                        f'TF with {args.object} detached')
         if args.retreat:
             self.play('retreat')
             self.wait_until_at_rest()
