@@ -22,17 +22,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from demo_motion import demo_domain  # tools/ is this script's folder: one rule for the demos
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / 'examples' / 'tmp' / 'pick_and_place.py'
 #: Seconds the script may take: discovery, three plays at double speed, the arm settling.
 TIMEOUT = 180.0
-
-
-def demo_domain() -> int:
-    """The user's ROS_DOMAIN_ID; else one of 225..232 (valid for Fast DDS, outside the test
-    runs' blocks 0..224)."""
-    taken = os.environ.get('ROS_DOMAIN_ID', '').strip()
-    return int(taken) if taken else 225 + os.getpid() % 8
 
 
 def stop(process: subprocess.Popen) -> int:
