@@ -17,10 +17,10 @@ import numpy as np
 from lxml import etree
 
 from ..errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
-from ..model import DOF_SUFFIXES, DofDynamics, Dynamics, JointType, Limits, Vec3
+from ..model import DOF_SUFFIXES, WORLD, DofDynamics, Dynamics, JointType, Limits, Vec3
 from ..xmlsafe import attr_float, local_name, required_attr
 from .rigid import Rigid
-from .values import Ctx, child, children, index, number, require, transformation, vector
+from .values import Ctx, child, children, index, number, require, transformation, vector, warn
 
 Kids = dict[str, etree._Element]  # an element's children by name (see values.index)
 
@@ -75,13 +75,18 @@ class RawJoint:
         return len(DOF_SUFFIXES[self.kind])
 
 
-def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str) -> str:
+def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str) -> str | None:
+    """The body named by ``<parent>``/``<child>``, or None (with a warning) when the joint names
+    none: DART then drops the joint (no child) or makes it a root joint (no parent)."""
     sub = kids.get(tag)
-    if sub is None:
-        require(ctx, element, tag, f'joint {joint!r}')  # raises
-    text = (sub.text or '').strip()
+    text = (sub.text or '').strip() if sub is not None else ''
     if not text:
-        raise SchemaError(f'joint {joint!r} has an empty <{tag}>', ctx.file, sub.sourceline)
+        what = f'no <{tag}>' if sub is None else f'an empty <{tag}>'
+        effect = ('the joint is ignored, as DART ignores it' if tag == 'child' else
+                  'its parent is the world, as DART reads it')
+        warn(ctx, f'joint {joint!r} has {what}; {effect}', element.sourceline,
+             'SKEL_MISSING_ELEMENT')
+        return None
     return text
 
 
@@ -95,39 +100,57 @@ def _unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[np.ndarray, fl
     return xyz, norm
 
 
-def _axis_unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[float, float, float]:
+def _axis_unit(ctx: Ctx, element: etree._Element, raw: RawJoint) -> Vec3:
     """A 1-DoF joint's ``<axis><xyz>`` normalised, in plain floats (what ``_unit`` then a
-    division by the norm gives, without numpy for three numbers)."""
-    xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {joint!r}')
+    division by the norm gives, without numpy for three numbers). A zero axis: DART keeps a
+    coordinate that moves nothing; the model has no such joint, so it becomes a fixed joint
+    (same frames), with a warning."""
+    xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {raw.name!r}')
     x, y, z = vector(ctx, xyz_el)
     norm = math.hypot(x, y, z)  # hypot: no overflow for huge values
     if norm < 1e-12:
-        raise InvalidValueError(f'joint {joint!r} has a zero-length axis', ctx.file,
-                                xyz_el.sourceline)
+        warn(ctx, f'{raw.kind.value} joint {raw.name!r} has a zero-length axis: it moves '
+             'nothing in DART; read as a fixed joint', xyz_el.sourceline, 'SKEL_ZERO_AXIS')
+        raw.kind = JointType.FIXED
+        return (1.0, 0.0, 0.0)
     return (x / norm, y / norm, z / norm)
+
+
+#: The axes DART 6.20's joints keep when the file names none (it reports an error and loads).
+_DEFAULT_AXES = {'axis': (0.0, 0.0, 1.0), 'universal axis': (1.0, 0.0, 0.0),
+                 'universal axis2': (0.0, 1.0, 0.0)}
+
+
+def _missing_axis(ctx: Ctx, element: etree._Element, raw: RawJoint, tag: str, key: str) -> Vec3:
+    default = _DEFAULT_AXES[key]
+    warn(ctx, f'{raw.kind.value} joint {raw.name!r} has no <{tag}>; DART 6.20 uses '
+         f'{" ".join(f"{v:g}" for v in default)}', element.sourceline, 'SKEL_MISSING_AXIS')
+    return default
 
 
 def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint) -> None:
     if raw.kind in (JointType.REVOLUTE, JointType.PRISMATIC):
         axis = kids.get('axis')
         if axis is None:
-            require(ctx, element, 'axis', f'{raw.kind.value} joint {raw.name!r}')  # raises
-        raw.axis = _axis_unit(ctx, axis, raw.name)  # DART normalises 1-DoF axes
+            raw.axis = _missing_axis(ctx, element, raw, 'axis', 'axis')
+        else:
+            raw.axis = _axis_unit(ctx, axis, raw)  # DART normalises 1-DoF axes
     if raw.kind is JointType.UNIVERSAL:
-        xyz, _ = _unit(ctx, require(ctx, element, 'axis', f'{raw.kind.value} joint '
-                                    f'{raw.name!r}'), raw.name)
-        # DART uses universal axes as written.
-        raw.axis = tuple(float(v) for v in xyz)  # type: ignore[assignment]
-    if raw.kind is JointType.UNIVERSAL:
-        xyz, _ = _unit(ctx, require(ctx, element, 'axis2', f'universal joint {raw.name!r}'),
-                       raw.name)
-        raw.axis2 = tuple(float(v) for v in xyz)  # type: ignore[assignment]
+        for tag, slot in (('axis', 'axis'), ('axis2', 'axis2')):
+            sub = kids.get(tag)
+            if sub is None:
+                value = _missing_axis(ctx, element, raw, tag, f'universal {tag}')
+            else:
+                xyz, _ = _unit(ctx, sub, raw.name)
+                value = tuple(float(v) for v in xyz)  # DART uses universal axes as written
+            setattr(raw, slot, value)
     if raw.kind is JointType.EULER:
         order_el = require(ctx, element, 'axis_order', f'euler joint {raw.name!r}')
         order = (order_el.text or '').strip()
         if order not in ('xyz', 'zyx'):
-            raise InvalidValueError(f'euler joint {raw.name!r} has <axis_order> {order!r}; DART '
-                                    "reads only 'xyz' and 'zyx'", ctx.file, order_el.sourceline)
+            warn(ctx, f'euler joint {raw.name!r} has <axis_order> {order!r}; DART reads only '
+                 "'xyz' and 'zyx' and keeps 'xyz'", order_el.sourceline, 'SKEL_AXIS_ORDER')
+            order = 'xyz'
         raw.axis_order = order
     if raw.kind is JointType.PLANAR:
         raw.axis, raw.axis2 = _plane(ctx, element, raw.name)
@@ -135,13 +158,16 @@ def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint) -> None:
 
 def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
     """In-plane translation axes t1, t2 (rotation about t1 × t2), as DART's plane types."""
-    plane = require(ctx, element, 'plane', f'planar joint {joint!r}')
-    kind = plane.get('type')
+    plane = child(element, 'plane')
+    kind = None if plane is None else plane.get('type')
     if kind in _PLANES:
-        return _PLANES[kind]
-    if kind != 'arbitrary':
-        raise InvalidValueError(f"planar joint {joint!r}: <plane type> must be xy, yz, zx or "
-                                f'arbitrary, not {kind!r}', ctx.file, plane.sourceline)
+        return _PLANES[kind]  # type: ignore[index]
+    if plane is None or kind != 'arbitrary':
+        what = 'no <plane>' if plane is None else f'<plane type> {kind!r}'
+        warn(ctx, f'planar joint {joint!r} has {what} (xy, yz, zx or arbitrary); DART 6.20 '
+             'uses the XY plane', (element if plane is None else plane).sourceline,
+             'SKEL_PLANE')
+        return _PLANES['xy']
     t1, norm1 = _unit(ctx, require(ctx, plane, 'translation_axis1'), joint)
     a2, norm2 = _unit(ctx, require(ctx, plane, 'translation_axis2'), joint)
     t1, a2 = t1 / norm1, a2 / norm2
@@ -180,11 +206,15 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
     if 'dof' in kids:
         for dof in children(element, 'dof'):
             slot = _dof_index(ctx, dof, raw)
+            if slot is None:
+                continue
             _dof_values(ctx, dof, dofs[slot], raw, slot)
     for values in dofs:
         if values.position[0] > values.position[1]:
-            raise InvalidValueError(f'joint {raw.name!r}: lower limit {values.position[0]} is '
-                                    f'above upper limit {values.position[1]}', ctx.file, raw.line)
+            warn(ctx, f'joint {raw.name!r}: lower limit {values.position[0]:g} is above upper '
+                 f'limit {values.position[1]:g}; read in order (DART keeps them inverted, which '
+                 'no position satisfies)', raw.line, 'SKEL_LIMIT_ORDER')
+            values.position.reverse()
     raw.dof_dynamics = [values.dynamics() for values in dofs]
     stated = next((v for v in dofs if v.damping_stated or v.friction_stated), None)
     if stated is not None:
@@ -258,16 +288,23 @@ def _axis_values(ctx: Ctx, kids: Kids, values: _DofValues) -> None:
 
 def _initial_vector(ctx: Ctx, sub: etree._Element | None, tag: str, raw: RawJoint
                     ) -> list[float]:
-    """``<init_pos>``/``<init_vel>``: exactly one value per DoF (DART reads garbage past a short
-    vector and silently drops extra values; both are mistakes in the file)."""
+    """``<init_pos>``/``<init_vel>``: one value per DoF. DART refuses an empty one, drops extra
+    values and reads uninitialised memory past a short one (measured: -inf, then an identity
+    transform); here a short one is completed with zeros, both with a warning."""
     if sub is None:
         return [0.0] * raw.dofs
-    values = vector(ctx, sub, None) if (sub.text or '').strip() else ()
+    if not (sub.text or '').strip():
+        raise SchemaError(f'joint {raw.name!r} has an empty <{tag}> (DART refuses it)',
+                          ctx.file, sub.sourceline)
+    values = list(vector(ctx, sub, None))
     if len(values) != raw.dofs:
-        raise InvalidValueError(f'{raw.kind.value} joint {raw.name!r} has {raw.dofs} degrees of '
-                                f'freedom but <{tag}> gives {len(values)} values', ctx.file,
-                                sub.sourceline)
-    return list(values)
+        action = ('the rest ignored, as DART ignores them' if len(values) > raw.dofs else
+                  'the rest read as 0 (DART reads undefined values there)')
+        warn(ctx, f'{raw.kind.value} joint {raw.name!r} has {raw.dofs} degree(s) of freedom but '
+             f'<{tag}> gives {len(values)} values; {action}', sub.sourceline,
+             'SKEL_INITIAL_VECTOR')
+        values = (values + [0.0] * raw.dofs)[:raw.dofs]
+    return values
 
 
 def _dof_values(ctx: Ctx, dof: etree._Element, values: _DofValues, raw: RawJoint,
@@ -293,12 +330,13 @@ def _dof_values(ctx: Ctx, dof: etree._Element, values: _DofValues, raw: RawJoint
             target[index] = attr_float(sub, 'initial', ctx.file)
 
 
-def _dof_index(ctx: Ctx, dof: etree._Element, raw: RawJoint) -> int:
+def _dof_index(ctx: Ctx, dof: etree._Element, raw: RawJoint) -> int | None:
     if dof.get('local_index') is None:
         if raw.dofs == 1:
             return 0
-        raise SchemaError(f'<dof> of {raw.dofs}-DoF joint {raw.name!r} needs local_index',
-                          ctx.file, dof.sourceline)
+        warn(ctx, f'<dof> of {raw.dofs}-DoF joint {raw.name!r} has no local_index; ignored, as '
+             'DART ignores it', dof.sourceline, 'SKEL_MALFORMED_ELEMENT')
+        return None
     index = attr_float(dof, 'local_index', ctx.file)
     if index != int(index) or not 0 <= index < raw.dofs:
         raise InvalidValueError(f'<dof local_index> {index:g} is not a coordinate of '
@@ -307,8 +345,9 @@ def _dof_index(ctx: Ctx, dof: etree._Element, raw: RawJoint) -> int:
     return int(index)
 
 
-def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint:
-    """One ``<joint>``; raises a FormatError subclass for anything DART would not build."""
+def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint | None:
+    """One ``<joint>``, or None for a joint DART discards (an unknown type, no child body; with
+    a warning); raises a FormatError subclass for anything DART would not build."""
     name = required_attr(element, 'name', ctx.file)
     type_name = required_attr(element, 'type', ctx.file)
     if type_name in _UNBUILDABLE:
@@ -318,14 +357,21 @@ def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint:
                                element.sourceline)
     kind = _KINDS.get(type_name)
     if kind is None:
-        raise SchemaError(f'joint {name!r} has unknown type {type_name!r} (SKEL joint types: '
-                          f'{", ".join(_KINDS)})', ctx.file, element.sourceline)
+        warn(ctx, f'joint {name!r} has unknown type {type_name!r}; the joint is ignored, as DART '
+             f'ignores it (SKEL joint types: {", ".join(_KINDS)})', element.sourceline,
+             'SKEL_UNKNOWN_JOINT_TYPE')
+        return None
     kids = index(element)
-    raw = RawJoint(name, kind, _name_of(ctx, element, kids, 'parent', name),
-                   _name_of(ctx, element, kids, 'child', name),
+    parent = _name_of(ctx, element, kids, 'parent', name)
+    child_body = _name_of(ctx, element, kids, 'child', name)
+    if child_body is None:
+        return None
+    raw = RawJoint(name, kind, parent or WORLD, child_body,
                    transformation(ctx, kids.get('transformation')), element.sourceline)
     raw.actuator = _actuator(ctx, element, name)
     _axes(ctx, element, kids, raw)
+    if raw.kind is JointType.FIXED and kind is not JointType.FIXED:  # a zero axis: no DoF
+        return raw
     _limits_and_dynamics(ctx, element, kids, raw)
     return raw
 

@@ -18,9 +18,12 @@ body's gravity and self_collide flags and its soft skin (``Link.soft``); ``<phys
 friction. Two joints of one skeleton with the same name are renamed ``j``, ``j(1)`` as DART's
 NameManager does.
 
-Where DART is lax or crashes (unknown bodies, duplicate names, cycles, malformed numbers,
-missing elements, wrong ``init_pos`` length), this reader raises a FormatError with file and
-line instead.
+What DART loads this reader loads, with a warning (``SKEL_*``, see docs/real_world.md) for
+each irregularity it reads past: a second body of one name, a joint naming a missing body or
+a body's second parent joint (ignored, as DART ignores them), and the joint and shape cases in
+:mod:`.joints` and :mod:`.shapes`. Where DART crashes or refuses (a missing parent body, a cycle,
+text that is no number, an unknown shape, missing required elements) this reader raises a FormatError with file
+and line.
 """
 
 from __future__ import annotations
@@ -30,8 +33,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..errors import (CycleError, Diagnostic, DuplicateNameError, InvalidValueError,
-                      ReferenceError, SchemaError, StructureError)
+from ..errors import CycleError, Diagnostic, InvalidValueError, SchemaError
 from ..model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType, Link, Material,
                      Model, Pose, Scene, SoftBody, Vec3, Visual, dof_names)
 from ..xmlsafe import local_name, read_xml, required_attr
@@ -39,7 +41,7 @@ from .joints import RawJoint, read_joint
 from .rigid import Rigid, compose, inverse, to_pose
 from .shapes import mesh_bounds, read_geometry, shape_inertia, shape_volume, soft_body
 from .values import (IDENTITY, Ctx, boolean, child, children, index, number, require,
-                     transformation, vector)
+                     transformation, vector, warn)
 
 __all__ = ['read_skel', 'parse_skel_element']
 
@@ -142,11 +144,14 @@ def _flag(ctx: Ctx, sub: etree._Element | None, default: bool | None) -> bool | 
 
 
 def _material(ctx: Ctx, color: etree._Element | None) -> Material | None:
+    """A shape's ``<color>``: 3 or 4 numbers; another count is ignored, as DART ignores it."""
     if color is None:
         return None
     rgb = vector(ctx, color, None)
     if len(rgb) not in (3, 4):
-        raise SchemaError('<color> needs 3 or 4 numbers', ctx.file, color.sourceline)
+        warn(ctx, f'<color> needs 3 or 4 numbers, not {len(rgb)}; ignored, as DART ignores it',
+             color.sourceline, 'SKEL_MALFORMED_ELEMENT')
+        return None
     return Material(rgba=(*rgb, 1.0) if len(rgb) == 3 else rgb)  # type: ignore[arg-type]
 
 
@@ -189,9 +194,10 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
     for body in children(element, 'body'):
         body_name = required_attr(body, 'name', ctx.file)
         if body_name in bodies:
-            raise DuplicateNameError(f'skeleton {name!r} has two bodies named {body_name!r} '
-                                     f'(the first is on line {bodies[body_name].sourceline})',
-                                     ctx.file, body.sourceline)
+            warn(ctx, f'skeleton {name!r} has a second body named {body_name!r} (the first is '
+                 f'on line {bodies[body_name].sourceline}); ignored, as DART discards it',
+                 body.sourceline, 'SKEL_DUPLICATE_NAME')
+            continue
         bodies[body_name] = body
     by_child = _joints_by_child(ctx, element, bodies)
     body_kids = {b: index(e) for b, e in bodies.items()}
@@ -222,19 +228,26 @@ def _joints_by_child(ctx: Ctx, skeleton: etree._Element, bodies: dict[str, etree
     by_child: dict[str, RawJoint] = {}
     for element in children(skeleton, 'joint'):
         joint = read_joint(ctx, element)
+        if joint is None:  # a joint DART discards (warned)
+            continue
         if joint.parent != WORLD and joint.parent not in bodies:
-            raise ReferenceError(f'joint {joint.name!r} names parent body {joint.parent!r}, '
-                                 'which this skeleton does not have', ctx.file, joint.line)
+            warn(ctx, f'joint {joint.name!r} names parent body {joint.parent!r}, which this '
+                 'skeleton does not have; the joint is ignored, as DART ignores it (DART '
+                 'crashes on some such files)', joint.line, 'SKEL_UNKNOWN_BODY')
+            continue
         if joint.child not in bodies:
-            raise ReferenceError(f'joint {joint.name!r} names child body {joint.child!r}, '
-                                 'which this skeleton does not have', ctx.file, joint.line)
+            warn(ctx, f'joint {joint.name!r} names child body {joint.child!r}, which this '
+                 'skeleton does not have; the joint is ignored, as DART ignores it',
+                 joint.line, 'SKEL_UNKNOWN_BODY')
+            continue
         if joint.parent == joint.child:
             raise CycleError(f'joint {joint.name!r} has body {joint.child!r} as both parent and '
                              'child', ctx.file, joint.line)
         if joint.child in by_child:
-            raise StructureError(f'body {joint.child!r} is the child of two joints '
-                                 f'({by_child[joint.child].name!r} and {joint.name!r}); a body '
-                                 'has one parent joint', ctx.file, joint.line)
+            warn(ctx, f'body {joint.child!r} is the child of two joints '
+                 f'({by_child[joint.child].name!r} and {joint.name!r}); the second is ignored, '
+                 'as DART discards it', joint.line, 'SKEL_SECOND_PARENT')
+            continue
         by_child[joint.child] = joint
     return by_child
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
@@ -31,10 +32,10 @@ from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Pl
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
 from .rigid import IDENTITY, Rigid, translation
-from .values import Ctx, child, children, index, number, require, vector
+from .values import Ctx, child, children, index, number, require, vector, warn
 
 __all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
-           'MeshBounds', 'MultiSphere', 'soft_body']
+           'MeshBounds', 'MultiSphere', 'Pyramid', 'soft_body', 'SHAPE_PRIORITY']
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,14 @@ class MultiSphere:
     """Marker for a multi-sphere's inertia: DART uses the box of its bounding extents."""
 
     extents: tuple[float, float, float]
+
+@dataclass(frozen=True, slots=True)
+class Pyramid:
+    """Marker for a pyramid's inertia: DART 6.20 gives it the identity moment (its
+    ``computeInertia`` is not implemented) and its volume (base × height / 3) in mass sharing."""
+
+    sides: tuple[float, float, float]  #: base width, base depth, height
+
 
 @dataclass(frozen=True, slots=True)
 class MeshBounds:
@@ -58,20 +67,34 @@ _SOFT_EXTRA = {'box': ('frags',), 'ellipsoid': ('num_slices', 'num_stacks'),
                'cylinder': ('num_slices', 'num_stacks', 'num_rings')}
 
 
-def _positive(ctx: Ctx, element: etree._Element, tag: str) -> float:
+#: DART 6.20's shape priority: a ``<geometry>`` naming several shapes builds the first of
+#: these it holds, whatever their order in the file (measured with dartpy, pair by pair).
+SHAPE_PRIORITY = ('sphere', 'box', 'ellipsoid', 'cylinder', 'capsule', 'cone', 'pyramid',
+                  'plane', 'multi_sphere', 'mesh')
+
+
+def _size_value(ctx: Ctx, element: etree._Element, tag: str, default: float = 1.0) -> float:
+    """A radius, height or base length: DART's shapes ignore a value that is not positive and
+    keep their default (1 m), so a zero or negative one becomes that, with a warning."""
     sub = require(ctx, element, tag)
     value = number(ctx, sub)
-    if value < 0:
-        raise InvalidValueError(f'<{tag}> must not be negative (got {value})', ctx.file,
-                                sub.sourceline)
+    if value <= 0:
+        warn(ctx, f'<{tag}> {value:g} is not positive; DART 6.20 ignores it and keeps its '
+             f'default of {default:g} m', sub.sourceline, 'SKEL_INVALID_SIZE')
+        return default
     return value
 
 
 def _size(ctx: Ctx, element: etree._Element) -> tuple[float, float, float]:
+    """A box's sides or an ellipsoid's diameters: DART ignores the whole vector when one entry
+    is not positive and keeps its default (1 1 1), with a warning here."""
     sub = require(ctx, element, 'size')
     size = vector(ctx, sub)
-    if min(size) < 0:
-        raise InvalidValueError('<size> must not be negative', ctx.file, sub.sourceline)
+    if min(size) <= 0:
+        warn(ctx, f'<size> {" ".join(f"{v:g}" for v in size)} has a side that is not '
+             'positive; DART 6.20 ignores it and keeps its default of 1 1 1', sub.sourceline,
+             'SKEL_INVALID_SIZE')
+        return (1.0, 1.0, 1.0)
     return size  # type: ignore[return-value]
 
 
@@ -79,29 +102,51 @@ def read_geometry(ctx: Ctx, holder: etree._Element, soft: bool = False,
                   parts: dict[str, etree._Element] | None = None
                   ) -> tuple[list[tuple[Geometry, Rigid]], object]:
     """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>``:
-    (geometry, offset in the shape frame) pairs, several for a multi-sphere, and the geometry
-    DART computes the shape's inertia from (a :class:`MultiSphere` for a multi-sphere)."""
-    pieces, kind = _read_pieces(ctx, holder, soft, index(holder) if parts is None else parts)
-    if kind != 'multi_sphere':
-        return pieces, pieces[0][0]
-    extents = tuple(max(o[axis] + g.radius for g, o in pieces)  # type: ignore[union-attr]
-                    - min(o[axis] - g.radius for g, o in pieces)  # type: ignore[union-attr]
-                    for axis in (9, 10, 11))  # the translation's x, y, z
-    return pieces, MultiSphere(extents)  # type: ignore[arg-type]
+    (geometry, offset in the shape frame) pairs, several for a multi-sphere, none for a pyramid
+    (the model has no pyramid), and the geometry DART computes the shape's inertia from (a
+    :class:`MultiSphere` for a multi-sphere, a :class:`Pyramid` for a pyramid)."""
+    pieces, proxy = _read_pieces(ctx, holder, soft, index(holder) if parts is None else parts)
+    return pieces, (proxy if proxy is not None else pieces[0][0])
+
+
+def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
+    """The shape DART builds from a ``<geometry>``: the first of :data:`SHAPE_PRIORITY` it
+    holds. Other children (a ``<color>`` written inside ``<geometry>``) are no shapes: DART reads
+    past them, and so does this reader, with a warning; so for a second shape."""
+    shapes: dict[str, etree._Element] = {}
+    count = 0
+    for sub in geometry.iterchildren(etree.Element):
+        name = local_name(sub)
+        if name in SHAPE_PRIORITY:
+            shapes.setdefault(name, sub)
+            count += 1
+            continue
+        warn(ctx, f'<{name}> inside <geometry> is not a shape; ignored, as DART ignores it',
+             sub.sourceline, 'SKEL_UNKNOWN_ELEMENT')
+    if not shapes:
+        unknown = next(geometry.iterchildren(etree.Element), None)
+        if unknown is None:
+            raise SchemaError('<geometry> holds no shape', ctx.file, geometry.sourceline)
+        raise SchemaError(f'unknown shape <{local_name(unknown)}> (SKEL shapes: '
+                          f'{", ".join(SHAPE_PRIORITY)}; DART crashes on this file)', ctx.file,
+                          unknown.sourceline)
+    kind = next(name for name in SHAPE_PRIORITY if name in shapes)
+    if count > 1:
+        warn(ctx, f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
+             f'{", ".join(SHAPE_PRIORITY)}) and ignores the others', geometry.sourceline,
+             'SKEL_SEVERAL_SHAPES')
+    return shapes[kind]
 
 
 def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
                  parts: dict[str, etree._Element]
-                 ) -> tuple[list[tuple[Geometry, Rigid]], str]:
-    """The (geometry, offset) pairs and the shape's tag (``parts``: the holder's index)."""
+                 ) -> tuple[list[tuple[Geometry, Rigid]], object | None]:
+    """The (geometry, offset) pairs and the shape's inertia stand-in when the first piece
+    cannot serve as one (``parts``: the holder's index)."""
     geometry = parts.get('geometry')
     if geometry is None:
         require(ctx, holder, 'geometry')  # raises
-    shapes = list(geometry.iterchildren(etree.Element))
-    if len(shapes) != 1:
-        raise SchemaError(f'<geometry> must hold exactly one shape, found {len(shapes)}',
-                          ctx.file, geometry.sourceline)
-    shape = shapes[0]
+    shape = _shape_element(ctx, geometry)
     kind = local_name(shape)
     if soft:
         for extra in _SOFT_EXTRA.get(kind, ()):
@@ -114,39 +159,62 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
                               f'<{kind}>', ctx.file, shape.sourceline)
     here = IDENTITY
     if kind == 'box':
-        return [(Box(_size(ctx, shape)), here)], kind
+        return [(Box(_size(ctx, shape)), here)], None
     if kind == 'ellipsoid':
         size = _size(ctx, shape)
-        return [(Ellipsoid(tuple(v / 2.0 for v in size)), here)], kind  # type: ignore[arg-type]
+        return [(Ellipsoid(tuple(v / 2.0 for v in size)), here)], None  # type: ignore[arg-type]
     if kind == 'sphere':
-        return [(Sphere(_positive(ctx, shape, 'radius')), here)], kind
+        return [(Sphere(_size_value(ctx, shape, 'radius')), here)], None
     if kind in ('cylinder', 'capsule', 'cone'):
-        radius, height = _positive(ctx, shape, 'radius'), _positive(ctx, shape, 'height')
+        radius = _size_value(ctx, shape, 'radius')
+        height = _size_value(ctx, shape, 'height')
         cls = {'cylinder': Cylinder, 'capsule': Capsule, 'cone': Cone}[kind]
-        return [(cls(radius, height), here)], kind
+        return [(cls(radius, height), here)], None
+    if kind == 'pyramid':
+        sides = tuple(_size_value(ctx, shape, tag)
+                      for tag in ('base_width', 'base_depth', 'height'))
+        warn(ctx, 'a <pyramid> has no counterpart in the robot model: left out of the visuals '
+             "and collisions (its share of DART's inertia is kept)", shape.sourceline,
+             'SKEL_UNSUPPORTED_SHAPE')
+        return [], Pyramid(sides)  # type: ignore[arg-type]
     if kind == 'plane':
-        return [_plane(ctx, shape)], kind
+        return [_plane(ctx, shape)], None
     if kind == 'mesh':
-        name_el = require(ctx, shape, 'file_name')
-        filename = (name_el.text or '').strip()
-        if not filename:
-            raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
-        scale_el = child(shape, 'scale')
-        scale = vector(ctx, scale_el) if scale_el is not None else (1.0, 1.0, 1.0)
-        return [(Mesh(mesh_uri(filename, ctx.base_dir), scale), here)], kind  # type: ignore[arg-type]
-    if kind == 'multi_sphere':
-        spheres = list(children(shape, 'sphere'))
-        if not spheres:
-            raise SchemaError('<multi_sphere> needs at least one <sphere>', ctx.file,
-                              shape.sourceline)
-        out = []
-        for sphere in spheres:
-            position = child(sphere, 'position')
-            offset = translation(*vector(ctx, position)) if position is not None else IDENTITY
-            out.append((Sphere(_positive(ctx, sphere, 'radius')), offset))
-        return out, kind
-    raise SchemaError(f'unknown shape <{kind}> (SKEL shapes: box, ellipsoid, sphere, cylinder, '
-                      'capsule, cone, plane, mesh, multi_sphere)', ctx.file, shape.sourceline)
+        return [(_mesh(ctx, shape), here)], None
+    spheres = list(children(shape, 'sphere'))  # multi_sphere
+    if not spheres:
+        raise SchemaError('<multi_sphere> needs at least one <sphere>', ctx.file,
+                          shape.sourceline)
+    out, radii = [], []
+    for sphere in spheres:
+        position = child(sphere, 'position')
+        offset = translation(*vector(ctx, position)) if position is not None else IDENTITY
+        radius_el = require(ctx, sphere, 'radius')
+        radius = number(ctx, radius_el)
+        if radius < 0:
+            warn(ctx, f'<radius> {radius:g} is negative; drawn with its magnitude (DART keeps '
+                 'it in its bounding box)', radius_el.sourceline, 'SKEL_INVALID_SIZE')
+        out.append((Sphere(abs(radius)), offset))
+        radii.append((radius, offset))
+    extents = tuple(max(o[axis] + r for r, o in radii) - min(o[axis] - r for r, o in radii)
+                    for axis in (9, 10, 11))  # the translation's x, y, z
+    return out, MultiSphere(extents)  # type: ignore[arg-type]
+
+
+def _mesh(ctx: Ctx, shape: etree._Element) -> Mesh:
+    """A ``<mesh>``: ``<file_name>`` and ``<scale>``, both required (DART refuses a mesh without
+    a scale). A file that does not exist is a warning: DART crashes on it; the frames do not
+    depend on it."""
+    name_el = require(ctx, shape, 'file_name')
+    filename = (name_el.text or '').strip()
+    if not filename:
+        raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
+    scale = vector(ctx, require(ctx, shape, 'scale', '<mesh> (DART reads no mesh without it)'))
+    uri = mesh_uri(filename, ctx.base_dir)
+    if uri.startswith('file://') and not Path(urlparse(uri).path).is_file():
+        warn(ctx, f'mesh file {filename!r} does not exist (DART 6.20 crashes on this file); '
+             'kept as written', name_el.sourceline, 'SKEL_MISSING_MESH')
+    return Mesh(uri, scale)  # type: ignore[arg-type]
 
 
 def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, Rigid]:
@@ -221,6 +289,8 @@ def _local_inertia(geometry: Geometry, m: float) -> tuple[float, float, float] |
         return (0.0, 0.0, 0.0)  # DART: an infinite plane has no inertia
     if isinstance(geometry, (MultiSphere, MeshBounds)):
         return _box(geometry.extents, m)
+    if isinstance(geometry, Pyramid):
+        return (1.0, 1.0, 1.0)  # DART 6.20: not implemented, the identity whatever the mass
     return None
 
 
@@ -291,6 +361,8 @@ def shape_volume(geometry: object) -> float | None:
         return _UNIT_WEIGHT
     if isinstance(geometry, MeshBounds):
         return math.prod(geometry.extents)
+    if isinstance(geometry, Pyramid):
+        return math.prod(geometry.sides) / 3.0
     return None
 
 
@@ -305,7 +377,8 @@ def soft_body(ctx: Ctx, holder: etree._Element, geometry: Geometry, origin: Pose
     if total < 0:
         raise InvalidValueError(f'<total_mass> must not be negative (got {total})', ctx.file,
                                 holder.sourceline)
-    shape = next(s for s in require(ctx, holder, 'geometry') if isinstance(s.tag, str))
+    shape = next(s for s in require(ctx, holder, 'geometry').iterchildren(etree.Element)
+                 if local_name(s) in _SOFT_EXTRA)
     resolution: list[int] = []
     for tag in _SOFT_EXTRA[local_name(shape)]:
         sub = child(shape, tag)

@@ -1,26 +1,27 @@
-"""Typed access to SKEL element text, strict where DART is lax.
+"""Typed access to SKEL element text, read as DART reads it.
 
-DART reads numbers with ``std::stod``, which silently accepts a prefix (``1.0x`` is 1.0). A
-robot description with such a typo is wrong, not slightly different, so every number here is
-read by the rules of :func:`robot_formats.xmlsafe.floats` (well-formed text through a fast path
-with the same checks) and malformed text is an
-:class:`~robot_formats.errors.InvalidValueError` with file and line.
+DART reads numbers with ``std::stod``, which accepts a number followed by stray characters
+(``1.0x`` is 1.0, ``0"`` is 0). Real files carry such typos and DART loads them, so they load
+here too, with an ``SKEL_NUMBER`` warning naming the text (strict mode refuses them); text that
+does not start with a number (``abc``) DART refuses, and so does this reader. Well-formed text
+goes through a fast path; everything else through :func:`robot_formats.xmlsafe.floats`' checks.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Iterator
 
 from lxml import etree
 
-from ..errors import InvalidValueError, SchemaError
+from ..errors import Diagnostic, InvalidValueError, SchemaError
 from ..xmlsafe import floats, local_name
 from .rigid import IDENTITY, Rigid, from_xyz_euler
 
 __all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'index', 'require', 'number', 'vector',
-           'transformation', 'boolean']
+           'transformation', 'boolean', 'warn']
 
 
 class Ctx:
@@ -40,6 +41,11 @@ class Ctx:
         if self._base_dir is None and self.file:
             self._base_dir = Path(self.file).resolve().parent
         return self._base_dir
+
+
+def warn(ctx: Ctx, message: str, line: int | None, code: str) -> None:
+    """Record an irregularity DART reads past (strict mode refuses the document for it)."""
+    ctx.warnings.append(Diagnostic(message, ctx.file, line, code))
 
 
 def child(element: etree._Element, tag: str) -> etree._Element | None:
@@ -106,8 +112,44 @@ def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[fl
         values = None
     if (values is None or (count is not None and len(values) != count)
             or not math.isfinite(sum(values)) or '_' in text):
-        return floats(text, ctx.file, element.sourceline, f'<{local_name(element)}>', count)
+        what = f'<{local_name(element)}>'
+        try:
+            return floats(text, ctx.file, element.sourceline, what, count)
+        except InvalidValueError:
+            values = _number_prefixes(text)
+            if values is None or (count is not None and len(values) != count):
+                raise
+            warn(ctx, f'{what} {text.strip()!r} has characters after a number; read as '
+                 f'{" ".join(f"{v:g}" for v in values)}, as DART reads it', element.sourceline,
+                 'SKEL_NUMBER')
     return values
+
+
+#: The number at the start of a token, as ``std::stod`` reads it: hexadecimal (``0x1g`` is 1)
+#: or decimal.
+_HEX_PREFIX = re.compile(r'[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)'
+                         r'(?:[pP][+-]?\d+)?')
+_NUMBER_PREFIX = re.compile(r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?')
+
+
+def _number_prefixes(text: str) -> tuple[float, ...] | None:
+    """Each whitespace-separated token's leading number, or None when a token has none or a
+    number is not finite (DART refuses those files)."""
+    values = []
+    for token in text.split():
+        match = _HEX_PREFIX.match(token)
+        if match is not None:
+            value = float.fromhex(match.group())
+            values.append(value)
+            continue
+        match = _NUMBER_PREFIX.match(token)
+        if match is None:
+            return None
+        value = float(match.group())
+        if not math.isfinite(value):
+            return None
+        values.append(value)
+    return tuple(values)
 
 
 def boolean(ctx: Ctx, element: etree._Element) -> bool:

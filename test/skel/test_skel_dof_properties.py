@@ -186,13 +186,24 @@ def test_values_dartpy_reads(tmp_path: Path) -> None:
         'passive, servo, acceleration, velocity, locked)']
 
 
-@pytest.mark.parametrize('init_vel', ['1 2', '1 2 3 4', ''])
-def test_init_vel_must_match_the_dof_count(tmp_path: Path, init_vel: str) -> None:
+@pytest.mark.parametrize('init_vel, read', [('1 2', [1, 2, 0]), ('1 2 3 4', [1, 2, 3])])
+def test_init_vel_of_another_length_is_completed_or_cut(tmp_path: Path, init_vel: str,
+                                                        read: list) -> None:
+    """DART drops extra values and reads undefined memory past a short vector: zeros here, with
+    a warning at the <joint> line."""
     joint = (f'<joint type="ball" name="j"><parent>world</parent><child>a</child>'
              f'<init_vel>{init_vel}</init_vel></joint>')
-    with pytest.raises(InvalidValueError, match=r'<init_vel> gives') as info:
+    result = load(_doc(tmp_path, joint))
+    assert [(w.code, w.line) for w in result.warnings] == [('SKEL_INITIAL_VECTOR', 5)]
+    assert list(result.scene.models[0].initial_velocities.values()) == read
+
+
+def test_an_empty_init_vel_is_refused_as_dart_refuses_it(tmp_path: Path) -> None:
+    joint = ('<joint type="ball" name="j"><parent>world</parent><child>a</child>'
+             '<init_vel></init_vel></joint>')
+    with pytest.raises(SchemaError, match='empty <init_vel>') as info:
         load(_doc(tmp_path, joint))
-    assert info.value.line == 5  # the <joint> line, where <init_vel> is
+    assert info.value.line == 5
 
 
 def test_soft_skin_is_kept(tmp_path: Path) -> None:
