@@ -25,6 +25,9 @@ def generate_launch_description() -> LaunchDescription:
             default_value=PathJoinSubstitution([share, 'examples', 'sdf', 'workcell.sdf']),
             description='world file in any format robot_formats reads (default: two URDF arms '
                         'on a table in SDFormat)'),
+        DeclareLaunchArgument('world', default_value='',
+                              description='the world to load from an SDFormat file holding '
+                                          'several (empty: the first, with a warning)'),
         DeclareLaunchArgument('namespace', default_value='',
                               description='namespace of the nodes (robot_description, '
                                           'joint_states); TF stays on /tf'),
@@ -47,6 +50,7 @@ def generate_launch_description() -> LaunchDescription:
             {
                 'description_file': LaunchConfiguration('description_file'),
                 'frame_prefix': ParameterValue(LaunchConfiguration('frame_prefix'), value_type=str),
+                'world': ParameterValue(LaunchConfiguration('world'), value_type=str),
                 'publish_joint_states': ParameterValue(
                     LaunchConfiguration('publish_joint_states'), value_type=bool),
             },

@@ -7,27 +7,30 @@ from pathlib import Path
 from lxml import etree
 
 from .errors import Diagnostic
-from .formats import FormatSpec, register
+from .formats import FormatSpec, LoadOptions, register
 from .model import Scene
 from .skel.reader import parse_skel_element
 from .urdf.reader import parse_urdf_element
 
 
-def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
+               options: LoadOptions) -> Scene:
     return parse_urdf_element(root, str(path), warnings)
 
 
 register(FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format'))
 
 
-def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic],
+               options: LoadOptions) -> Scene:
     return parse_skel_element(root, str(path), warnings)
 
 
 register(FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world format"))
 
 
-def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
+               options: LoadOptions) -> Scene:
     from .hrdf.reader import parse_hrdf_element
     return parse_hrdf_element(root, str(path), warnings)
 
@@ -41,7 +44,8 @@ register(FormatSpec('hrdf', ('.hrdf',), ('robot',), _read_hrdf, 'HEBI Robot Desc
                     claims=_claims_hrdf, any_root=True))
 
 
-def _read_tmp(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+def _read_tmp(path: Path, root: etree._Element, warnings: list[Diagnostic],
+              options: LoadOptions) -> Scene:
     from .tmp.reader import parse_problem_element
     from .tmp.semantics import problem_scene
     return problem_scene(parse_problem_element(root, path, warnings))
@@ -56,7 +60,8 @@ register(FormatSpec('tmp', ('.xml',), ('problem',), _read_tmp,
                     'task-and-motion-planning problem XML', recover=_recover_tmp))
 
 
-def _read_xmdi(path: Path, root: etree._Element, warnings: list[Diagnostic]):
+def _read_xmdi(path: Path, root: etree._Element, warnings: list[Diagnostic],
+               options: LoadOptions):
     from .xmdi.reader import parse_xmdi_element
     return parse_xmdi_element(root, str(path), warnings)
 
@@ -66,9 +71,10 @@ register(FormatSpec('xmdi', ('.xmdi',), ('xmdi', 'XMDI', 'Xmdi'), _read_xmdi,
                     document='motion'))
 
 
-def _read_sdf(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Scene:
+def _read_sdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
+              options: LoadOptions) -> Scene:
     from .sdformat import parse_sdf_element
-    return parse_sdf_element(root, str(path), warnings)
+    return parse_sdf_element(root, str(path), warnings, world=options.world)
 
 
 def _recover_sdf(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._Element | None:

@@ -70,19 +70,23 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser('check', help='validate a file (exit 0 valid, 1 invalid)')
     check.add_argument('path')
     check.add_argument('--strict', action='store_true', help='treat warnings as errors')
+    _add_world_option(check)
     check.set_defaults(handler=_cmd_check)
 
     convert = sub.add_parser('convert', help='write a file as URDF')
     convert.add_argument('path')
     convert.add_argument('-o', '--output', required=True, help="output URDF path ('-' = stdout)")
+    _add_world_option(convert)
     convert.set_defaults(handler=_cmd_convert)
 
     info = sub.add_parser('info', help='human summary: models, links, joints, DoF, frame tree')
     info.add_argument('path')
+    _add_world_option(info)
     info.set_defaults(handler=_cmd_info)
 
     frames = sub.add_parser('frames', help='the resolved frame tree, poses in the root frame')
     frames.add_argument('path')
+    _add_world_option(frames)
     frames.add_argument('--positions', help='comma-separated values in the format\'s natural '
                         'DoF order (see `info`)')
     frames.add_argument('--set', action='append', default=[], metavar='JOINT=VALUE',
@@ -112,6 +116,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_world_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument('--world', metavar='NAME',
+                         help='the world to load from an SDFormat file holding several '
+                              '(default: the first, with a warning)')
+
+
 # --- commands ---------------------------------------------------------------------------------
 
 def _print_warnings(result: formats.LoadResult | formats.DocumentResult) -> None:
@@ -123,15 +133,15 @@ def _print_warnings(result: formats.LoadResult | formats.DocumentResult) -> None
                   file=sys.stderr)
 
 
-def _load(path: str) -> tuple[formats.LoadResult, KinematicTree]:
-    result = formats.load(path)
+def _load(path: str, world: str | None = None) -> tuple[formats.LoadResult, KinematicTree]:
+    result = formats.load(path, world=world)
     _print_warnings(result)
     assert result.tree is not None
     return result, result.tree
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    result = formats.read_document(args.path)  # any format, kinematic or not (motions)
+    result = formats.read_document(args.path, world=args.world)  # any format, motions too
     _print_warnings(result)
     if args.strict and result.warnings:
         print(f'{args.path}: {len(result.warnings)} warning(s) in strict mode', file=sys.stderr)
@@ -150,7 +160,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_convert(args: argparse.Namespace) -> int:
     from .urdf import urdf_string
-    result, tree = _load(args.path)
+    result, tree = _load(args.path, args.world)
     text = urdf_string(result.scene, tree)
     if args.output == '-':
         sys.stdout.write(text)
@@ -165,7 +175,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    result, tree = _load(args.path)
+    result, tree = _load(args.path, args.world)
     scene = result.scene
     print(f'{args.path}: {result.format}{" world" if scene.is_world else ""} {scene.name!r}')
     for model in scene.models:
@@ -264,7 +274,7 @@ def _clean(value: float) -> float:
 
 
 def _cmd_frames(args: argparse.Namespace) -> int:
-    result, tree = _load(args.path)
+    result, tree = _load(args.path, args.world)
     q = _configuration(tree, args.positions, args.set)
     document = frames_document(result.format, tree, q)
     if result.format == 'tmp':

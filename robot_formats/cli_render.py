@@ -20,6 +20,8 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
     render = sub.add_parser('render', help='draw a model, world or problem into a PNG '
                             '(or a motion into a GIF)')
     render.add_argument('path')
+    render.add_argument('--world', metavar='NAME',
+                        help='the world to draw from an SDFormat file holding several')
     render.add_argument('-o', '--output', required=True,
                         help='picture to write: .png, or .gif with --animate')
     render.add_argument('--positions', help="comma-separated values in the format's DoF order")
@@ -86,7 +88,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     from . import render
 
     options = _options(args)
-    result, tree = _load(args.path)
+    result, tree = _load(args.path, args.world)
     overlays = problem_overlays(result, args.problem_overlays)
     if args.animate:
         if args.positions or args.set:

@@ -41,10 +41,13 @@ class Description:
 
     @classmethod
     def load(cls, path: str | Path, initial_positions: Mapping[str, float] | None = None,
-             xacro_args: Mapping[str, str] | None = None) -> Description:
-        """Load ``path`` (a ``.xacro`` file expanded with ``xacro_args``);
-        ``initial_positions`` (DoF name → value) override the file's."""
-        return cls.from_result(load(path, xacro_args), str(path), initial_positions)
+             xacro_args: Mapping[str, str] | None = None, world: str | None = None
+             ) -> Description:
+        """Load ``path`` (a ``.xacro`` file expanded with ``xacro_args``; ``world``: the world
+        of an SDFormat file holding several); ``initial_positions`` (DoF name → value) override
+        the file's."""
+        return cls.from_result(load(path, xacro_args, world=world or None), str(path),
+                               initial_positions)
 
     @classmethod
     def from_text(cls, text: str, initial_positions: Mapping[str, float] | None = None,

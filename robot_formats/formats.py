@@ -19,11 +19,20 @@ from .kinematics import KinematicTree
 from .model import Scene
 from .xmlsafe import local_name, parse_xml_bytes, read_bytes
 
-__all__ = ['FormatSpec', 'LoadResult', 'DocumentResult', 'register', 'registered', 'detect', 'load',
+__all__ = ['FormatSpec', 'LoadOptions', 'LoadResult', 'DocumentResult', 'register', 'registered', 'detect', 'load',
            'load_text', 'expand_xacro', 'read_document']
 
-#: Reads a document: (path, parsed root element, warnings sink) -> scene.
-Reader = Callable[[Path, etree._Element, list[Diagnostic]], Scene]
+#: Reads a document: (path, parsed root element, warnings sink, options) -> scene.
+Reader = Callable[[Path, etree._Element, list[Diagnostic], 'LoadOptions'], Scene]
+
+
+@dataclass(frozen=True, slots=True)
+class LoadOptions:
+    """What the user chose about a load, handed to every reader."""
+
+    #: The ``<world>`` to load from an SDFormat document holding several (default: the first,
+    #: as Gazebo loads it, with a warning naming the others).
+    world: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +123,11 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
                              root.sourceline)
 
 
-def load(path: str | Path, xacro_args: Mapping[str, str] | None = None) -> LoadResult:
+def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
+         world: str | None = None) -> LoadResult:
     """Read any supported robot, scene or problem file; a ``.xacro`` file is expanded first
-    (with ``xacro_args`` as its ``name:=value`` arguments), as ROS users run xacro.
+    (with ``xacro_args`` as its ``name:=value`` arguments), as ROS users run xacro. ``world``
+    names the world to load from an SDFormat document holding several.
 
     Raises:
         FormatError: (a subclass of it) for every problem, with file, line and a sentence.
@@ -124,10 +135,11 @@ def load(path: str | Path, xacro_args: Mapping[str, str] | None = None) -> LoadR
     path = Path(path)
     warnings: list[Diagnostic] = []
     root = _parse(path, warnings, expand_xacro(path, xacro_args) if is_xacro(path) else None)
-    return _read_scene(path, root, warnings)
+    return _read_scene(path, root, warnings, LoadOptions(world))
 
 
-def load_text(text: str, source: str = '<robot_description>') -> LoadResult:
+def load_text(text: str, source: str = '<robot_description>', *,
+              world: str | None = None) -> LoadResult:
     """Read a document given as text, e.g. robot_state_publisher's ``robot_description``
     parameter (URDF, or any format whose root element tells it). ``source`` names it in
     diagnostics; relative references resolve from the working directory.
@@ -138,7 +150,7 @@ def load_text(text: str, source: str = '<robot_description>') -> LoadResult:
     path = Path(source)
     warnings: list[Diagnostic] = []
     root = _parse(path, warnings, text.encode('utf-8'))
-    return _read_scene(path, root, warnings)
+    return _read_scene(path, root, warnings, LoadOptions(world))
 
 
 def is_xacro(path: Path) -> bool:
@@ -163,13 +175,14 @@ def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> byte
         raise XacroError(f'xacro could not expand the file: {err}', str(path)) from err
 
 
-def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> LoadResult:
+def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                options: LoadOptions) -> LoadResult:
     spec = detect(path, root, warnings)
     if spec.document != 'scene':
         raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
                                'or problem (`robot-formats check` validates it)', str(path),
                                root.sourceline)
-    scene = spec.reader(path, root, warnings)
+    scene = spec.reader(path, root, warnings, options)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
     irregular, notes = _split_notes(warnings)
     return LoadResult(scene, spec.name, str(path), irregular, tree, notes)
@@ -188,7 +201,7 @@ class DocumentResult:
     notes: tuple[Diagnostic, ...] = field(default_factory=tuple)  #: as LoadResult.notes
 
 
-def read_document(path: str | Path) -> DocumentResult:
+def read_document(path: str | Path, *, world: str | None = None) -> DocumentResult:
     """Read and validate a file of any registered format, kinematic or not (``check``).
 
     Raises:
@@ -198,7 +211,7 @@ def read_document(path: str | Path) -> DocumentResult:
     warnings: list[Diagnostic] = []
     root = _parse(path, warnings, expand_xacro(path) if is_xacro(path) else None)
     spec = detect(path, root, warnings)
-    document = spec.reader(path, root, warnings)
+    document = spec.reader(path, root, warnings, LoadOptions(world))
     tree = KinematicTree(document) if spec.document == 'scene' else None
     irregular, notes = _split_notes(warnings)
     return DocumentResult(document, spec.name, spec.document, str(path), irregular, tree, notes)

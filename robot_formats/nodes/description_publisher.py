@@ -102,6 +102,9 @@ class DescriptionPublisher(Node):
         self.declare_parameter('xacro_args', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
             type=ParameterType.PARAMETER_STRING_ARRAY,
             description="Arguments of a .xacro description_file: ['name:=value', ...]."))
+        self.declare_parameter('world', '', text(
+            'The world to load from an SDFormat description_file holding several (empty: the '
+            'first, with a warning, as Gazebo loads it).'))
         self.declare_parameter('strict', False, text(
             'Refuse a description that loads only with warnings (robot-formats check --strict).'))
         self.declare_parameter('frame_prefix', '', text(
@@ -189,7 +192,8 @@ class DescriptionPublisher(Node):
             if as_text:
                 description = Description.from_text(source, positions)
             else:
-                description = Description.load(source, positions, self._xacro_args())
+                description = Description.load(source, positions, self._xacro_args(),
+                                               self.get_parameter('world').value)
         except FormatError as err:
             return str(err)
         except ValueError as err:  # bad initial_positions or xacro_args parameter

@@ -39,9 +39,10 @@ def set_default_config(config: ResolverConfig) -> None:
 
 
 def parse_sdf_element(root: etree._Element, file: str | None, warnings: list[Diagnostic],
-                      config: ResolverConfig | None = None) -> Scene:
-    """The composed scene of an ``<sdf>`` document (includes expanded, frames resolved)."""
-    document = SdfLoader(warnings, config or _DEFAULT_CONFIG).document(root, file)
+                      config: ResolverConfig | None = None, world: str | None = None) -> Scene:
+    """The composed scene of an ``<sdf>`` document (includes expanded, frames resolved);
+    ``world`` names the world to read from a document holding several (default: the first)."""
+    document = SdfLoader(warnings, config or _DEFAULT_CONFIG).document(root, file, world)
     return to_scene(document, warnings)
 
 

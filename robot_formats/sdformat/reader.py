@@ -19,7 +19,7 @@ import numpy as np
 from lxml import etree
 
 from ..errors import (Diagnostic, DuplicateNameError, FormatError, InvalidValueError,
-                      SchemaError, StructureError, UnsupportedError)
+                      ReferenceError, SchemaError, StructureError, UnsupportedError)
 from ..model import (Box, Capsule, Collision, Cylinder, Dynamics, Ellipsoid, Inertial,
                      JointType, Limits, Material, Mesh, Plane, Sphere, Visual)
 from ..transforms import matrix_to_pose
@@ -62,8 +62,10 @@ class SdfLoader:
         self._keys: dict[Path, str] = {}   # path -> resolved path (cycle check key)
 
     # --- documents ------------------------------------------------------------------------
-    def document(self, root: etree._Element, file: str | None) -> SdfWorld | SdfModel:
-        """The world, or the single model, a top-level ``<sdf>`` document describes."""
+    def document(self, root: etree._Element, file: str | None, world: str | None = None
+                 ) -> SdfWorld | SdfModel:
+        """The world (the one named ``world``, else the first), or the single model, a
+        top-level ``<sdf>`` document describes."""
         self.stack.append(str(Path(file).resolve()) if file else '<input>')
         try:
             ctx, content = self._sdf_root(root, file)
@@ -73,7 +75,10 @@ class SdfLoader:
                     raise SchemaError('an <sdf> document holds either worlds or one model, not '
                                       'both', file, content[0].sourceline,
                                       code='ELEMENT_INCORRECT_TYPE')
-                return self._one_world(ctx, worlds)
+                return self._one_world(ctx, worlds, world)
+            if world is not None:
+                raise ReferenceError(f'no world named {world!r}: the document holds a model, not '
+                                     'a world', file, root.sourceline, code='ELEMENT_MISSING')
             model = self._single_model(ctx, root, content)
             if model is None:
                 raise SchemaError(f'the document holds only a <{content[0].tag}>, no <world> or '
@@ -92,15 +97,33 @@ class SdfLoader:
         ctx = Ctx(file, self.warnings, version)
         return ctx, [e for e in root if isinstance(e.tag, str) and e.tag in _ROOT_CONTENT]
 
-    def _one_world(self, ctx: Ctx, worlds: list[etree._Element]) -> SdfWorld:
+    def _one_world(self, ctx: Ctx, worlds: list[etree._Element], wanted: str | None
+                   ) -> SdfWorld:
+        """The world named ``wanted``, else the first; the others are left out with a warning,
+        as Gazebo loads the first world of a document (libsdformat reads them all)."""
         names = [w.get('name') for w in worlds]
+        for index, name in enumerate(names):
+            if name is not None and name in names[:index]:
+                raise DuplicateNameError(f'two worlds are named {name!r}', ctx.file,
+                                         worlds[index].sourceline, code='DUPLICATE_NAME')
+        if wanted is not None and wanted not in names:
+            raise ReferenceError(f'no world named {wanted!r}; the document holds '
+                                 f'{", ".join(repr(n) for n in names)}', ctx.file,
+                                 worlds[0].sourceline, code='ELEMENT_MISSING')
+        chosen = worlds[names.index(wanted)] if wanted is not None else worlds[0]
         if len(worlds) > 1:
-            if len(set(names)) < len(names):
-                raise DuplicateNameError(f'two worlds are named {names[1]!r}', ctx.file,
-                                         worlds[1].sourceline, code='DUPLICATE_NAME')
-            raise UnsupportedError('the document holds several worlds; robot_formats loads '
-                                   'one world per document', ctx.file, worlds[1].sourceline)
-        return self.world(ctx, worlds[0])
+            others = ', '.join(repr(n) for n in names if n != chosen.get('name'))
+            if wanted is None:  # the spec allows several worlds; which one is ambiguous
+                self.warnings.append(Diagnostic(
+                    f'the document holds {len(worlds)} worlds; loading the first, '
+                    f'{chosen.get("name")!r}, as Gazebo does, and leaving out {others} (choose '
+                    'one with --world or the world parameter)', ctx.file, chosen.sourceline,
+                    'SDF_SEVERAL_WORLDS'))
+            else:
+                self.warnings.append(Diagnostic(
+                    f'loading world {wanted!r}; the document also holds {others}', ctx.file,
+                    chosen.sourceline, 'SDF_SEVERAL_WORLDS', severity='note'))
+        return self.world(ctx, chosen)
 
     def _single_model(self, ctx: Ctx, root: etree._Element,
                       content: list[etree._Element]) -> SdfModel | None:

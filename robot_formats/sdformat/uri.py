@@ -10,7 +10,12 @@ Rules (see docs/sdformat.md):
   ``GAZEBO_MODEL_PATH``;
 * ``package://PKG/rest`` goes through the configured package map, the ament index
   (``AMENT_PREFIX_PATH``) and ``package.xml`` files under ``ROS_PACKAGE_PATH``;
-* ``http://`` and ``https://`` are refused: robot_formats never touches the network.
+* ``https://fuel.gazebosim.org/1.0/OWNER/models/NAME[/VERSION]`` (any Fuel host) is read from
+  the local Fuel cache as Gazebo reads it, ``HOST/OWNER/models/NAME/VERSION/`` under
+  ``GZ_FUEL_CACHE_PATH`` (else ``~/.gz/fuel``; ``IGN_FUEL_CACHE_PATH`` and ``~/.ignition/fuel``
+  too), the newest version when the URI names none or ``tip``; robot_formats never touches
+  the network, so a model not in the cache is an error saying how to fetch it;
+* other ``http://`` and ``https://`` URIs are refused.
 
 A hit that is a directory is a model directory: its ``model.config`` names the SDFormat file
 (the ``<sdf>`` entry with the highest version robot_formats reads); ``manifest.xml`` is the
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +38,7 @@ __all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file', 'new_lookup'
 _MODEL_PATH_VARIABLES = ('GZ_SIM_RESOURCE_PATH', 'IGN_GAZEBO_RESOURCE_PATH', 'SDF_PATH',
                          'GAZEBO_MODEL_PATH')
 _HIGHEST_VERSION = (1, 12)
+_FUEL_CACHE_VARIABLES = ('GZ_FUEL_CACHE_PATH', 'IGN_FUEL_CACHE_PATH')
 
 
 @dataclass
@@ -41,6 +48,7 @@ class ResolverConfig:
     model_paths: list[Path] = field(default_factory=list)   #: searched before the environment
     package_map: dict[str, Path] = field(default_factory=dict)  #: package name -> directory
     package_paths: list[Path] = field(default_factory=list)  #: searched like ROS_PACKAGE_PATH
+    fuel_cache_paths: list[Path] = field(default_factory=list)  #: searched before the default
     use_environment: bool = True
     max_depth: int = 64   #: include nesting allowed before the document is refused
     _package_cache: dict[str, Path | None] = field(default_factory=dict, repr=False)
@@ -50,6 +58,17 @@ class ResolverConfig:
         if self.use_environment:
             for variable in _MODEL_PATH_VARIABLES:
                 paths += [Path(p) for p in os.environ.get(variable, '').split(os.pathsep) if p]
+        return paths
+
+    def fuel_caches(self) -> list[Path]:
+        """Where Fuel models are cached: the configured folders, then Gazebo's."""
+        paths = list(self.fuel_cache_paths)
+        if self.use_environment:
+            for variable in _FUEL_CACHE_VARIABLES:
+                if os.environ.get(variable, '').strip():
+                    paths.append(Path(os.environ[variable]))
+            home = Path.home()
+            paths += [home / '.gz' / 'fuel', home / '.ignition' / 'fuel']
         return paths
 
     def package(self, name: str) -> Path | None:
@@ -73,6 +92,8 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
     if not sep:
         scheme, rest = '', uri
     scheme = scheme.lower()
+    if scheme in ('http', 'https') and _FUEL_MODEL.match(rest):
+        return _fuel_model(uri, rest, config, including_file, line)
     if scheme in ('http', 'https', 'ftp'):
         raise UnsupportedError(f'include {uri!r}: robot_formats does not download models '
                                '(no network access); download it and include the local copy',
@@ -107,6 +128,46 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
             return model_directory_file(candidate, uri, including_file, line)
     raise ReferenceError(f'include {uri!r}: no such file or model directory (looked in '
                          f'{_shown(candidates)})', including_file, line, code='URI_LOOKUP')
+
+
+#: HOST/1.0/OWNER/models/NAME[/VERSION|tip][/files/...] (the Fuel REST API's model URL).
+_FUEL_MODEL = re.compile(r'(?P<host>[^/]+)/(?P<api>[0-9.]+)/(?P<owner>[^/]+)/models/'
+                         r'(?P<name>[^/]+)(?:/(?P<version>[0-9]+|tip))?(?:/files/(?P<file>.+))?/?$')
+
+
+def _fuel_model(uri: str, rest: str, config: ResolverConfig, including_file: str | None,
+                line: int | None) -> Path:
+    """A Fuel model from the local cache, as Gazebo resolves it (no network)."""
+    match = _FUEL_MODEL.match(rest)
+    assert match is not None
+    host, owner, name = match['host'], match['owner'], match['name']
+    version = match['version'] if match['version'] not in (None, 'tip') else None
+    folders: list[Path] = []
+    for cache in config.fuel_caches():
+        for owner_dir, name_dir in {(owner, name), (owner.lower(), name.lower())}:
+            model = cache / host / owner_dir / 'models' / name_dir
+            folders.append(model)
+            chosen = model / version if version else _newest_version(model)
+            if chosen is None or not chosen.is_dir():
+                continue
+            if match['file']:
+                if (chosen / match['file']).is_file():
+                    return chosen / match['file']
+                continue
+            return model_directory_file(chosen, uri, including_file, line)
+    raise ReferenceError(f'include {uri!r}: the model is not in the local Fuel cache (looked in '
+                         f'{_shown(folders)}); fetch it with `gz fuel download -u {uri}` (or set '
+                         'GZ_FUEL_CACHE_PATH), or include a local copy', including_file, line,
+                         code='URI_LOOKUP')
+
+
+def _newest_version(model: Path) -> Path | None:
+    """The highest numbered version folder of a cached Fuel model."""
+    try:
+        versions = [d for d in model.iterdir() if d.is_dir() and d.name.isdigit()]
+    except OSError:
+        return None
+    return max(versions, key=lambda d: int(d.name), default=None)
 
 
 @functools.lru_cache(maxsize=256)

@@ -6,11 +6,12 @@ libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with fil
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 from lxml import etree
 
-from ..errors import InvalidValueError, SchemaError
+from ..errors import Diagnostic, InvalidValueError, SchemaError
 from ..transforms import quat_to_rotation
 from ..xmlsafe import floats, local_name
 from .dom import PoseSpec
@@ -55,14 +56,61 @@ def number(ctx: Ctx, element: etree._Element | None, default: float) -> float:
         return math.inf
     if value.lower() in ('-inf', '-infinity'):
         return -math.inf
-    return floats(value, ctx.file, element.sourceline, f'<{local_name(element)}>', 1)[0]
+    return _lenient(ctx, element, value, 1, streamed=True)[0]
 
 
 def vector(ctx: Ctx, element: etree._Element | None, count: int,
            default: tuple[float, ...]) -> tuple[float, ...]:
     if element is None:
         return default
-    return floats(element.text, ctx.file, element.sourceline, f'<{local_name(element)}>', count)
+    return _lenient(ctx, element, element.text or '', count, streamed=True)
+
+
+#: A number at the start of the text, as C++ streams and ``std::stod`` read it.
+_NUMBER = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
+
+
+def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, streamed: bool
+             ) -> tuple[float, ...]:
+    """``count`` numbers, read strictly; where that fails, as libsdformat 12 reads them, with an
+    ``SDF_NUMBER`` warning: values and vectors through a C++ stream (``0.5"`` is 0.5, and the
+    stream stops after ``count`` values), pose and colour entries (any count: ``count`` None)
+    each through ``std::stod`` (``0"`` is 0).
+    Text libsdformat cannot read either raises the strict reader's error."""
+    what = f'<{local_name(element)}>'
+    try:
+        return floats(text, ctx.file, element.sourceline, what, count)
+    except InvalidValueError:
+        values = _streamed(text, count) if streamed and count else _per_token(text)
+        if values is None or (count is not None and len(values) != count):
+            raise
+    ctx.warnings.append(Diagnostic(
+        f'{what} {text.strip()!r} has characters libsdformat reads past; read as '
+        f'{" ".join(f"{v:g}" for v in values)}', ctx.file, element.sourceline, 'SDF_NUMBER'))
+    return values
+
+
+def _streamed(text: str, count: int) -> tuple[float, ...] | None:
+    """What ``stream >> v`` ``count`` times gives, or None where a read fails."""
+    values, position = [], 0
+    for _ in range(count):
+        match = _NUMBER.match(text, position)
+        if match is None:
+            return None
+        values.append(float(match.group(1)))
+        position = match.end()
+    return tuple(values) if all(map(math.isfinite, values)) else None
+
+
+def _per_token(text: str) -> tuple[float, ...] | None:
+    """``std::stod`` of each whitespace-separated token, or None where one has no number."""
+    values = []
+    for token in text.split():
+        match = _NUMBER.match(token)
+        if match is None:
+            return None
+        values.append(float(match.group(1)))
+    return tuple(values) if all(map(math.isfinite, values)) else None
 
 
 def boolean(ctx: Ctx, element: etree._Element | None, default: bool = False) -> bool:
@@ -155,7 +203,7 @@ def _degrees(ctx: Ctx, element: etree._Element) -> bool:
 
 def _pose_numbers(ctx: Ctx, element: etree._Element, count: int) -> tuple[float, ...]:
     try:
-        return floats(element.text, ctx.file, element.sourceline, '<pose>', count)
+        return _lenient(ctx, element, element.text or '', count, streamed=False)
     except InvalidValueError as err:
         raise InvalidValueError(err.message, ctx.file, element.sourceline,
                                 code='ELEMENT_INVALID') from None

@@ -175,7 +175,8 @@ def links_of(urdf: str) -> list[str]:
 
 
 def check_tf(run: LaunchRun, path: Path, topic: str = '/robot_description',
-             frame_prefix: str = '', joint_states: str | None = None) -> None:
+             frame_prefix: str = '', joint_states: str | None = None,
+             world: str | None = None) -> None:
     """Every link of the received URDF through tf2 = library FK = pinocchio (initial config).
 
     Where no launched node publishes joint states (``publish_joint_states:=false``, or
@@ -183,7 +184,7 @@ def check_tf(run: LaunchRun, path: Path, topic: str = '/robot_description',
     ``joint_states``, as joint_state_publisher would: moving joints reach TF only from joint
     states (robot_state_publisher's rule)."""
     urdf = run.description(topic)
-    description = Description.load(path)
+    description = Description.load(path, world=world)
     tree = description.urdf_tree
     configuration = dict(zip(tree.dof_names, tree.positions_vector()))
     expected = tree.forward(configuration)
@@ -290,6 +291,18 @@ def test_description_launch_arguments_namespace_and_prefix(launcher, launch_file
                                             frame_prefix='left/', publish_joint_states=False)])
     check_tf(run, ARM, topic='/left/robot_description', frame_prefix='left/',
              joint_states='/left/joint_states')
+    run.interrupt()
+
+
+def test_world_launch_chooses_a_world_of_several(launcher) -> None:
+    """``world:=NAME`` reaches description_publisher's ``world`` parameter: the second world
+    of the document is served (the first is what Gazebo, and the default, would load)."""
+    path = ROOT / 'test' / 'fixtures' / 'real_world' / 'sdf_several_worlds.sdf'
+    run = LaunchRun(launcher, 'world.launch.py',
+                    {'description_file': str(path), 'world': 'arm_cell'}, 'world-chosen')
+    check_nodes(run, [description_publisher(description_file=str(path), world='arm_cell')])
+    assert 'arm::upper' in links_of(run.description('/robot_description'))
+    check_tf(run, path, world='arm_cell')
     run.interrupt()
 
 

@@ -115,7 +115,7 @@ def load_scene(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     """
     formats.registered()  # the built-in formats first (the registry fills itself when empty)
 
-    def reader(path: Path, root, warnings) -> Scene:
+    def reader(path: Path, root, warnings, options) -> Scene:
         return SCENES[root.get('kind')](int(root.get('seed')))
 
     monkeypatch.setitem(formats._REGISTRY, 'testscene', formats.FormatSpec(

@@ -317,12 +317,17 @@ def test_package_uri_through_package_map(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize('uri', ['https://fuel.gazebosim.org/1.0/OpenRobotics/models/x',
                                  'http://example.com/model.sdf'])
-def test_network_uris_are_refused(tmp_path: Path, uri: str) -> None:
+def test_network_uris_are_refused(tmp_path: Path, uri: str, monkeypatch) -> None:
+    """Nothing is downloaded: a Fuel model must be in the local cache (test_real_world_sdf.py),
+    any other web URI is refused."""
+    monkeypatch.setenv('GZ_FUEL_CACHE_PATH', str(tmp_path / 'no_cache'))
+    monkeypatch.setenv('HOME', str(tmp_path))
     top = write(tmp_path, 'top.sdf', sdf(f'<world name="w"><include><uri>{uri}</uri>'
                                          '</include></world>'))
     with pytest.raises(FormatError) as info:
         load(top)
-    assert info.value.code == 'URI_LOOKUP' and 'network' in info.value.message
+    expected = 'not in the local Fuel cache' if 'fuel' in uri else 'network'
+    assert info.value.code == 'URI_LOOKUP' and expected in info.value.message
     assert info.value.line == 3
 
 
