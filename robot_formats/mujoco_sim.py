@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import numpy as np
 
 from .errors import Diagnostic, FormatError
 from .kinematics import KinematicTree
+from .meshes import mesh_bounds, resolve_mesh_path
 from .model import Box, Capsule, Collision, Cylinder, JointType, Link, Mesh, Model, Pose, Scene, Sphere
 from .urdf.reader import parse_urdf_element
 from .urdf.writer import model_to_urdf
@@ -56,17 +55,10 @@ def _mesh_box(collision: Collision, warnings: list[Diagnostic]) -> Collision | N
     """The bounding box of a readable mesh file (scaled), else None with a warning."""
     mesh = collision.geometry
     assert isinstance(mesh, Mesh)
-    parsed = urlparse(mesh.uri)
-    path = Path(unquote(parsed.path)) if parsed.scheme in ('', 'file') else None
-    if path is None or not path.is_file():
-        warnings.append(Diagnostic(f'collision mesh {mesh.uri} cannot be read here; left out '
-                                   'of the simulation'))
-        return None
     try:
-        import trimesh
-        bounds = np.asarray(trimesh.load(str(path), force='mesh').bounds, float)
-    except Exception as err:  # noqa: BLE001 - any unreadable mesh is simply left out
-        warnings.append(Diagnostic(f'collision mesh {mesh.uri} could not be loaded ({err}); '
+        bounds = np.asarray(mesh_bounds(str(resolve_mesh_path(mesh.uri))), float)
+    except FileNotFoundError as err:  # MeshError too: any unreadable mesh is left out
+        warnings.append(Diagnostic(f'collision mesh {mesh.uri} cannot be read here ({err}); '
                                    'left out of the simulation'))
         return None
     scale = np.asarray(mesh.scale, float)

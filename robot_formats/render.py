@@ -26,7 +26,6 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Mapping, Protocol, Sequence
-from urllib.parse import unquote, urlparse
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from .formats import LoadResult
 from .kinematics import KinematicTree
 from .model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Material, Mesh, Plane,
                     Sphere)
+from .meshes import read_mesh, resolve_mesh_path
 from .transforms import pose_to_matrix
 
 __all__ = ['RenderOptions', 'RenderReport', 'Overlay', 'Trajectory', 'SampledTrajectory',
@@ -258,107 +258,17 @@ def _rotation_from_z(direction: np.ndarray) -> np.ndarray:
     return np.eye(3) + sin * skew + (1 - cos) * skew @ skew
 
 
-def resolve_mesh_path(uri: str, base_dir: Path | None = None) -> Path:
-    """The local file of a mesh URI: ``file://``, plain paths, and ``package://PKG/...``.
-
-    ``package://`` is looked up in ``$AMENT_PREFIX_PATH``/share and ``$ROS_PACKAGE_PATH`` (read
-    from the environment: the core library does not import ROS), then in this repository when
-    PKG is robot_formats. Raises FileNotFoundError naming what was tried.
-    """
-    parsed = urlparse(uri)
-    if parsed.scheme == 'file':
-        candidates = [Path(unquote(parsed.path))]
-    elif parsed.scheme == 'package':
-        package, relative = parsed.netloc, unquote(parsed.path).lstrip('/')
-        roots = [Path(p) / 'share' / package
-                 for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
-        roots += [Path(p) / package
-                  for p in os.environ.get('ROS_PACKAGE_PATH', '').split(os.pathsep) if p]
-        if package == 'robot_formats':
-            roots.append(Path(__file__).resolve().parent.parent)
-        candidates = [root / relative for root in roots]
-    elif parsed.scheme:
-        raise FileNotFoundError(f'mesh {uri!r}: unsupported URI scheme {parsed.scheme!r}')
-    else:
-        path = Path(uri)
-        candidates = [path if path.is_absolute() or base_dir is None else base_dir / path]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(f'mesh {uri!r} not found')
-
-
 @functools.lru_cache(maxsize=256)
 def _mesh_file_triangles(path: str) -> np.ndarray:
     """Triangles of a mesh file (unscaled), simplified to about MESH_FACE_BUDGET faces.
 
-    OBJ and STL, the formats of the bundled examples and most robot descriptions, are read
-    here with numpy (importing trimesh costs ~0.3 s, a sixth of the time budget of a picture);
-    every other format (DAE, PLY, GLB, ...) goes through trimesh.
+    Read by :func:`robot_formats.meshes.read_mesh` (OBJ and STL with numpy, Collada with its
+    unit applied, other formats through trimesh).
     """
-    suffix = Path(path).suffix.lower()
-    try:
-        if suffix == '.obj':
-            vertices, faces = _read_obj(path)
-        elif suffix == '.stl':
-            vertices, faces = _read_stl(path)
-        else:
-            vertices, faces = _read_with_trimesh(path)
-    except (OSError, ValueError, IndexError) as err:
-        raise FileNotFoundError(f'mesh {path!r} could not be read: {err}') from err
-    if len(faces) == 0:
-        raise FileNotFoundError(f'mesh {path!r} has no triangles')
+    vertices, faces = read_mesh(path)
     if len(faces) > MESH_FACE_BUDGET:
         vertices, faces = cluster_vertices(vertices, faces, MESH_FACE_BUDGET)
     return vertices[faces]
-
-
-def _read_obj(path: str) -> tuple[np.ndarray, np.ndarray]:
-    """Wavefront OBJ: ``v`` lines and ``f`` polygons (``i``, ``i/t``, ``i/t/n``, ``i//n``,
-    negative = relative to the end), polygons cut into fans."""
-    vertices, faces = [], []
-    with open(path, encoding='utf-8', errors='replace') as stream:
-        for line in stream:
-            if line.startswith('v '):
-                vertices.append(line.split()[1:4])
-            elif line.startswith('f '):
-                corners = [int(token.split('/')[0]) for token in line.split()[1:]]
-                count = len(vertices)
-                corners = [c - 1 if c > 0 else count + c for c in corners]
-                faces += [(corners[0], corners[k], corners[k + 1])
-                          for k in range(1, len(corners) - 1)]
-    array = np.asarray(vertices, dtype=float).reshape(-1, 3)
-    indices = np.asarray(faces, dtype=np.int64).reshape(-1, 3)
-    if len(indices) and (indices.min() < 0 or indices.max() >= len(array)):
-        raise ValueError('a face refers to a vertex that does not exist')
-    return array, indices
-
-
-def _read_stl(path: str) -> tuple[np.ndarray, np.ndarray]:
-    """STL, binary (80-byte header, count, 50 bytes per triangle) or ASCII (``vertex`` lines)."""
-    data = Path(path).read_bytes()
-    if len(data) >= 84:
-        count = int(np.frombuffer(data, '<u4', 1, 80)[0])
-        if len(data) == 84 + 50 * count:
-            records = np.frombuffer(data, np.dtype([('normal', '<f4', 3), ('corners', '<f4', 9),
-                                                    ('attribute', '<u2')]), count, 84)
-            corners = records['corners'].astype(float).reshape(-1, 3)
-            return corners, np.arange(len(corners), dtype=np.int64).reshape(-1, 3)
-    text = data.decode('ascii', errors='replace')
-    corners = np.array([line.split()[1:4] for line in text.splitlines()
-                        if line.lstrip().startswith('vertex')], dtype=float).reshape(-1, 3)
-    if len(corners) % 3:
-        raise ValueError('an ASCII STL facet does not have three vertices')
-    return corners, np.arange(len(corners), dtype=np.int64).reshape(-1, 3)
-
-
-def _read_with_trimesh(path: str) -> tuple[np.ndarray, np.ndarray]:
-    import trimesh  # only for formats read nowhere else: it takes ~0.3 s to import
-    try:
-        mesh = trimesh.load(path, force='mesh', process=False)
-    except Exception as err:  # noqa: BLE001 - trimesh raises many types for bad files
-        raise ValueError(str(err)) from err
-    return np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces, dtype=np.int64)
 
 
 def cluster_vertices(vertices: np.ndarray, faces: np.ndarray,

@@ -12,8 +12,8 @@ shapes as one solid, sharing the mass by volume, each shape's inertia rotated in
 frame and moved to the COM. In that sharing DART 6.20 weighs a plane and a multi-sphere as
 volume 1 (measured with dartpy: a plane alone is a point mass at its origin, a 2 m box next to a
 multi-sphere takes 8/9 of the mass); a plane has no inertia of its own, a multi-sphere the box
-of its bounding extents. Meshes other than local ``.obj`` files fall back to identity with a
-warning.
+of its bounding extents, a mesh that of its bounding box (any format :mod:`robot_formats.meshes`
+reads); a mesh that cannot be read falls back to identity with a warning.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import numpy as np
 from lxml import etree
 
+from .. import meshes
 from ..errors import InvalidValueError, SchemaError
 from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Pose,
                      SoftBody, Sphere, Vec3)
@@ -304,23 +305,17 @@ def _capsule(r: float, h: float, m: float) -> tuple[float, float, float]:
 
 
 def mesh_extents(mesh: Mesh) -> tuple[float, float, float] | None:
-    """Scaled bounding-box size of a local Wavefront OBJ mesh (DART uses the mesh bounds for
-    its inertia); None for other files, which would need a mesh library."""
-    if not mesh.uri.startswith('file://') or not mesh.uri.lower().endswith('.obj'):
+    """Scaled bounding-box size of a local mesh file (DART uses the mesh bounds for its
+    inertia; Collada with its unit applied, as DART's assimp applies it); None when the file
+    cannot be read."""
+    if not mesh.uri.startswith('file://'):
         return None
     try:
-        with open(urlparse(mesh.uri).path, encoding='utf-8', errors='replace') as handle:
-            text = handle.read()
-        # vertex lines only; the numbers parsed by numpy in one call
-        numbers = ' '.join(' '.join(line.split()[1:4]) for line in text.splitlines()
-                           if line.startswith('v '))
-        points = np.array(numbers.split(), dtype=float).reshape(-1, 3)
-    except (OSError, ValueError):
+        low, high = meshes.mesh_bounds(unquote(urlparse(mesh.uri).path))
+    except FileNotFoundError:
         return None
-    if not points.size:
-        return None
-    extents = (points.max(axis=0) - points.min(axis=0)).tolist()
-    return tuple(e * abs(k) for e, k in zip(extents, mesh.scale))  # type: ignore
+    return tuple((h - lo) * abs(k)  # type: ignore[return-value]
+                 for lo, h, k in zip(low, high, mesh.scale))
 
 
 def mesh_bounds(proxy: object, memo: dict) -> object | None:

@@ -48,6 +48,7 @@ FIXTURES = {
     'skel_duplicates.skel': [('SKEL_DUPLICATE_NAME', 16), ('SKEL_SECOND_PARENT', 37),
                              ('SKEL_UNKNOWN_BODY', 41)],
     'skel_unknown_parent.skel': [('SKEL_UNKNOWN_BODY', 14)],
+    'skel_collada_mesh.skel': [],  # no irregularity: DART's inertia from a Collada mesh
     'skel_malformed_elements.skel': [('SKEL_MALFORMED_ELEMENT', 9),
                                      ('SKEL_MALFORMED_ELEMENT', 14),
                                      ('SKEL_MALFORMED_ELEMENT', 21)],
@@ -234,6 +235,9 @@ def test_shape_priority_is_darts(dart) -> None:
 
 @pytest.mark.parametrize('name', sorted(FIXTURES))
 def test_strict_mode_refuses_each_skel_irregularity(name: str, capsys) -> None:
+    if not FIXTURES[name]:
+        assert cli.main(['check', '--strict', str(REAL / name)]) == 0
+        return
     assert cli.main(['check', '--strict', str(REAL / name)]) == 1
     err = capsys.readouterr().err
     code, line = FIXTURES[name][0]
