@@ -38,6 +38,8 @@ class Description:
     urdf: str
     solver: TransformSolver
     static: tuple[StaticTransform, ...]
+    #: Information that is no irregularity (another tool's extension read past): logged.
+    notes: tuple[Diagnostic, ...] = ()
 
     @classmethod
     def load(cls, path: str | Path, initial_positions: Mapping[str, float] | None = None,
@@ -72,7 +74,7 @@ class Description:
         solver = TransformSolver(urdf_tree)
         return cls(path, result.format, result.scene, result.warnings, tree, urdf_tree,
                    model_to_urdf(lowered, source=result.path), solver,
-                   tuple(solver.static_transforms()))
+                   tuple(solver.static_transforms()), result.notes)
 
     @property
     def dof_names(self) -> tuple[str, ...]:

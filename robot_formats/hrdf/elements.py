@@ -253,7 +253,7 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
         if not is_file(target):
             raise FileAccessError(f'<include path={text!r}>: no such file ({target})', file,
                                   element.sourceline)
-        root = read_xml(target)
+        root = read_xml(target, ctx.warnings)
         ctx.parsed[key] = (target, root)
     child_version, _ = root_version(root, str(target))
     if child_version != version:

@@ -36,8 +36,8 @@ def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, 
     Raises:
         FormatError: (a subclass) with file, line and a sentence for every problem.
     """
-    return parse_hrdf_element(read_xml(path), str(path),
-                              warnings if warnings is not None else [], root_link=root_link)
+    warnings = warnings if warnings is not None else []
+    return parse_hrdf_element(read_xml(path, warnings), str(path), warnings, root_link=root_link)
 
 
 def parse_hrdf_element(root: etree._Element, file: str | None,

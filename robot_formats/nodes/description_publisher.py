@@ -207,6 +207,8 @@ class DescriptionPublisher(Node):
                     'description)')
         for warning in description.warnings:
             self.get_logger().warning(str(warning))
+        for note in description.notes:
+            self.get_logger().info(f'note: {note}')
         self.description = description
         self.positions = description.initial_vector()
         # a capped /tf update of the old model must not outlive it: new rules, new history

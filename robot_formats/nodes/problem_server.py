@@ -302,7 +302,8 @@ class ProblemServer(Node):
         self.declare_parameter('mapping_file', '', text(
             "Configuration-tag mapping YAML; '' = <problem stem>.mapping.yaml if it exists."))
         self.declare_parameter('strict', False, text(
-            "Refuse the spec page's typos instead of reading them with a warning."))
+            "Refuse every irregularity: the spec page's typos and any warning of the robot "
+            'files the problem names (as robot-formats check --strict).'))
         self.declare_parameter('publish_frequency', 10.0, text(
             "Maximum rate (Hz) of each robot's moving-joint transforms on /tf (0: one /tf "
             'message per joint_states message), of re-sending a robot\'s configuration before '
@@ -364,8 +365,17 @@ class ProblemServer(Node):
             self.get_logger().error(f'{err}; serving nothing (every service answers '
                                     'success=false)')
             return
+        irregular = [w for w in warnings if not w.is_note]
+        if irregular and self.get_parameter('strict').value:  # e.g. a robot file's warnings
+            self.get_logger().error(f'{irregular[0]} (strict: {len(irregular)} warning(s) '
+                                    'refuse the problem); serving nothing (every service '
+                                    'answers success=false)')
+            return
         for warning in warnings:
-            self.get_logger().warning(str(warning))
+            if warning.is_note:
+                self.get_logger().info(f'note: {warning}')
+            else:
+                self.get_logger().warning(str(warning))
         self.problem, self.robots = problem, robots
         self._own_frames = {frame: (view, link) for view in robots.values()
                             for frame, link in view.own_frames().items()}

@@ -49,8 +49,8 @@ def parse_sdf_element(root: etree._Element, file: str | None, warnings: list[Dia
 def read_sdf(path: str | Path, warnings: list[Diagnostic] | None = None,
              config: ResolverConfig | None = None) -> Scene:
     """Load an SDFormat file."""
-    return parse_sdf_element(read_xml(path), str(path), warnings if warnings is not None else [],
-                             config)
+    warnings = warnings if warnings is not None else []
+    return parse_sdf_element(read_xml(path, warnings, ('sdf',)), str(path), warnings, config)
 
 
 def resolve_document(path: str | Path, warnings: list[Diagnostic] | None = None,
@@ -64,7 +64,7 @@ def resolve_document(path: str | Path, warnings: list[Diagnostic] | None = None,
     from .recover import recover_sdf
     warnings = warnings if warnings is not None else []
     try:
-        root = read_xml(path)
+        root = read_xml(path, warnings, ('sdf',))
     except XmlSyntaxError:
         root = recover_sdf(read_bytes(path), Path(path), warnings)
         if root is None:

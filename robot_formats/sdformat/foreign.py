@@ -39,6 +39,7 @@ def foreign_model(path: Path, name: str, ctx, line: int | None,
     from ..formats import load  # formats -> builtin_formats -> sdformat: import when used
     result = load(path)
     warnings.extend(result.warnings)
+    warnings.extend(result.notes)  # notes stay notes (their severity travels with them)
     scene, tree = result.scene, result.tree
     assert tree is not None
     poses = tree.forward(np.zeros(len(tree.dof_names)))

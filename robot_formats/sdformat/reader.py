@@ -437,7 +437,7 @@ class SdfLoader:
     def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element,
                        root: etree._Element | None = None) -> _Parsed:
         """Read an included SDFormat file (its XML ``root`` when already parsed)."""
-        root = read_xml(path) if root is None else root
+        root = read_xml(path, self.warnings, ('sdf',)) if root is None else root
         self.stack.append(key)
         below = _Parsed(None, frozenset(), 0)
         self._subtrees.append(below)

@@ -50,7 +50,8 @@ _MOMENTS = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 
 def read_skel(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
     """Load a ``.skel`` file."""
-    return parse_skel_element(read_xml(path), str(path), warnings if warnings is not None else [])
+    warnings = warnings if warnings is not None else []
+    return parse_skel_element(read_xml(path, warnings, ('skel',)), str(path), warnings)
 
 
 def parse_skel_element(root: etree._Element, file: str | None,

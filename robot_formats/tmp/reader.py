@@ -432,8 +432,8 @@ def _load_description(path: Path, ctx: _Ctx, line: int | None, robot: str):
     if result.format == 'tmp':
         raise StructureError(f'robot {robot!r}: the description {path.name} is itself a TMP '
                              'problem, not a robot', ctx.file, line)
-    for warning in result.warnings:
-        ctx.warnings.append(warning)
+    ctx.warnings.extend(result.warnings)
+    ctx.warnings.extend(result.notes)  # notes stay notes (their severity travels with them)
     return result.tree, result.format
 
 

@@ -40,7 +40,7 @@ _INTEGER = re.compile(r'[+-]?[0-9]+\Z')
 def read_xmdi(path: str | Path) -> tuple[MotionDocument, tuple[Diagnostic, ...]]:
     """Read an XMDI file: (document, warnings). Raises the FormatError family."""
     warnings: list[Diagnostic] = []
-    document = parse_xmdi_element(read_xml(path), str(path), warnings)
+    document = parse_xmdi_element(read_xml(path, warnings), str(path), warnings)
     return document, tuple(warnings)
 
 

@@ -291,3 +291,31 @@ def test_verdict_equals_tinyxml2_on_random_documents(tmp_path: Path):
     assert not disagreements, '\n'.join(disagreements)
     # not vacuous: both verdicts met, and many documents needed repairs
     assert verdicts == {True, False} and repaired >= 10, (verdicts, repaired)
+
+
+# --- included files: their irregular XML is reported where it is, and strict mode sees it ---
+
+_IRREGULAR_PROLOG = '<?xml version="0.0"?>\n<!-- a -- comment -->\n'
+
+
+@pytest.mark.parametrize('kind', ['sdf_include', 'sdf_includes_urdf', 'tmp_robot'])
+def test_irregular_xml_of_an_included_file_is_a_warning_at_that_file(tmp_path: Path, kind: str,
+                                                                     capsys):
+    if kind == 'sdf_include':
+        part = write(tmp_path, _IRREGULAR_PROLOG + '<sdf version="1.8"><model name="part">'
+                     '<link name="p"/></model></sdf>\n', 'part.sdf')
+    else:
+        part = write(tmp_path, _IRREGULAR_PROLOG + '<robot name="part"><link name="p"/>'
+                     '</robot>\n', 'part.urdf')
+    if kind == 'tmp_robot':
+        top = write(tmp_path, '<?xml version="1.0"?>\n<problem><robots><robot><name>r</name>'
+                    f'<urdf>{part.name}</urdf><basepose>1 0 0 0 0 1 0 0 0 0 1 0</basepose></robot>'
+                    '</robots><objects/></problem>\n', 'top.xml')
+    else:
+        top = write(tmp_path, '<?xml version="1.0"?>\n<sdf version="1.8"><world name="w">'
+                    f'<include><uri>{part.name}</uri></include></world></sdf>\n', 'top.sdf')
+    result = robot_formats.load(top)
+    assert sorted((w.file, w.line, w.code) for w in result.warnings) == [
+        (str(part), 1, 'XML_DECLARATION'), (str(part), 2, 'XML_COMMENT')]
+    assert cli.main(['check', '--strict', str(top)]) == 1
+    assert f'{part}:2: warning: a comment contains' in capsys.readouterr().err
