@@ -283,9 +283,10 @@ class ModelFrames:
         for kind, items in (('link', self.model.links), ('joint', self.model.joints),
                             ('frame', self.model.frames)):
             for item in items:
-                if kind == 'joint' and not item.has_frame:
-                    kind = 'unnamed joint'  # its frame has no name: see SdfJoint.has_frame
-                yield f'{prefix}::{item.name}', kind, item.name, self, prefix
+                # a joint whose frame has no name (see SdfJoint.has_frame); per item: the
+                # joints after it keep their own kind
+                item_kind = 'unnamed joint' if kind == 'joint' and not item.has_frame else kind
+                yield f'{prefix}::{item.name}', item_kind, item.name, self, prefix
         for nested in self.model.models:
             scoped = f'{prefix}::{nested.name}'
             yield scoped, 'model', nested.name, self, prefix
@@ -310,7 +311,7 @@ def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: boo
     if joint.child == WORLD_FRAME:
         raise ReferenceError(f'{where}: the child cannot be "world"', scope.file, joint.line,
                              code='JOINT_CHILD_LINK_INVALID')
-    if joint.child == joint.name:
+    if joint.child == joint.name and joint.has_frame:  # a frameless joint names no frame
         raise CycleError(f'{where}: the joint is its own child', scope.file, joint.line,
                          code='FRAME_ATTACHED_TO_CYCLE')
     if not scope.knows(joint.child):
