@@ -245,7 +245,7 @@ def stream_joint_states() -> None:
     import rclpy
     from sensor_msgs.msg import JointState
 
-    from robot_formats.tmp import read_problem
+    from robot_formats.formats import read_problem
 
     robots = read_problem(str(PROBLEM)).robots
     stop = []

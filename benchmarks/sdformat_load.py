@@ -104,13 +104,8 @@ def _our_config():
 
 def ours_seconds(path: Path, repeats: int, clock=time.perf_counter) -> float:
     import robot_formats
-    import robot_formats.sdformat as sdformat
-    before = sdformat.default_config()
-    sdformat.set_default_config(_our_config())
-    try:
-        return _median(lambda: robot_formats.load(path), repeats, clock)
-    finally:
-        sdformat.set_default_config(before)
+    config = _our_config()
+    return _median(lambda: robot_formats.load(path, sdf_config=config), repeats, clock)
 
 
 # --- the corpus ----------------------------------------------------------------------------------

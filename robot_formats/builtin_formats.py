@@ -1,4 +1,6 @@
-"""Registers the readers robot_formats ships. Imported lazily by :mod:`robot_formats.formats`."""
+"""The readers robot_formats ships, as :class:`~robot_formats.format_spec.FormatSpec` records
+(:data:`BUILTIN_FORMATS`, in the order the registry tries them). Imported lazily by
+:mod:`robot_formats.formats`; each reader imports its format package only when it reads."""
 
 from __future__ import annotations
 
@@ -7,30 +9,32 @@ from pathlib import Path
 from lxml import etree
 
 from .errors import Diagnostic
-from .formats import FormatSpec, LoadOptions, register
+from .format_spec import FormatSpec, LoadContext
+
+__all__ = ['BUILTIN_FORMATS']
 from .model import Scene
 from .skel.reader import parse_skel_element
 from .urdf.reader import parse_urdf_element
 
 
 def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
-               options: LoadOptions) -> Scene:
+               context: LoadContext) -> Scene:
     return parse_urdf_element(root, str(path), warnings)
 
 
-register(FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format'))
+URDF = FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format')
 
 
 def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic],
-               options: LoadOptions) -> Scene:
+               context: LoadContext) -> Scene:
     return parse_skel_element(root, str(path), warnings)
 
 
-register(FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world format"))
+SKEL = FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world format")
 
 
 def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
-               options: LoadOptions) -> Scene:
+               context: LoadContext) -> Scene:
     from .hrdf.reader import parse_hrdf_element
     return parse_hrdf_element(root, str(path), warnings)
 
@@ -40,15 +44,16 @@ def _claims_hrdf(root: etree._Element) -> bool:
     return looks_like_hrdf(root)
 
 
-register(FormatSpec('hrdf', ('.hrdf',), ('robot',), _read_hrdf, 'HEBI Robot Description Format',
-                    claims=_claims_hrdf, any_root=True))
+HRDF = FormatSpec('hrdf', ('.hrdf',), ('robot',), _read_hrdf, 'HEBI Robot Description Format',
+                  claims=_claims_hrdf, any_root=True)
 
 
 def _read_tmp(path: Path, root: etree._Element, warnings: list[Diagnostic],
-              options: LoadOptions) -> Scene:
+              context: LoadContext) -> Scene:
     from .tmp.reader import parse_problem_element
     from .tmp.semantics import problem_scene
-    return problem_scene(parse_problem_element(root, path, warnings))
+    return problem_scene(parse_problem_element(root, path, warnings,
+                                               load_description=context.load_nested))
 
 
 def _recover_tmp(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._Element | None:
@@ -56,25 +61,26 @@ def _recover_tmp(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._
     return recover_problem(data, path, warnings)
 
 
-register(FormatSpec('tmp', ('.xml',), ('problem',), _read_tmp,
-                    'task-and-motion-planning problem XML', recover=_recover_tmp))
+TMP = FormatSpec('tmp', ('.xml',), ('problem',), _read_tmp,
+                 'task-and-motion-planning problem XML', recover=_recover_tmp)
 
 
 def _read_xmdi(path: Path, root: etree._Element, warnings: list[Diagnostic],
-               options: LoadOptions):
+               context: LoadContext):
     from .xmdi.reader import parse_xmdi_element
     return parse_xmdi_element(root, str(path), warnings)
 
 
-register(FormatSpec('xmdi', ('.xmdi',), ('xmdi', 'XMDI', 'Xmdi'), _read_xmdi,
-                    'XMDI 1.0 motions (Webots/EPFL key frames)', any_root=True,
-                    document='motion'))
+XMDI = FormatSpec('xmdi', ('.xmdi',), ('xmdi', 'XMDI', 'Xmdi'), _read_xmdi,
+                  'XMDI 1.0 motions (Webots/EPFL key frames)', any_root=True,
+                  document='motion')
 
 
 def _read_sdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
-              options: LoadOptions) -> Scene:
+              context: LoadContext) -> Scene:
     from .sdformat import parse_sdf_element
-    return parse_sdf_element(root, str(path), warnings, world=options.world)
+    return parse_sdf_element(root, str(path), warnings, context.sdf_config, world=context.world,
+                             load_nested=context.load_nested)
 
 
 def _recover_sdf(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._Element | None:
@@ -82,6 +88,9 @@ def _recover_sdf(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._
     return recover_sdf(data, path, warnings)
 
 
-register(FormatSpec('sdf', ('.sdf', '.world'), ('sdf',), _read_sdf,
-                    'SDFormat 1.4-1.12 worlds and models, with 1.8 model composition',
-                    recover=_recover_sdf))
+SDF = FormatSpec('sdf', ('.sdf', '.world'), ('sdf',), _read_sdf,
+                 'SDFormat 1.4-1.12 worlds and models, with 1.8 model composition',
+                 recover=_recover_sdf)
+
+#: Every built-in format, in registration order (detection tries them in this order).
+BUILTIN_FORMATS = (URDF, SKEL, HRDF, TMP, XMDI, SDF)

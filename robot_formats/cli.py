@@ -17,20 +17,16 @@ from typing import Sequence
 import numpy as np
 
 from . import formats
+from .cli_common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
+                         add_world_option, configuration, load_file, print_warnings)
 from .errors import FormatError
 from .info_details import dof_notes, scene_notes
 from .kinematics import KinematicTree
 from .model import dof_names
 from .transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
 
-__all__ = ['main', 'frames_document']
-
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """A command-line argument is wrong (exit code 2)."""
-
+__all__ = ['main', 'frames_document', 'EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE', 'EXIT_INTERNAL',
+           'UsageError']
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
@@ -70,23 +66,23 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser('check', help='validate a file (exit 0 valid, 1 invalid)')
     check.add_argument('path')
     check.add_argument('--strict', action='store_true', help='treat warnings as errors')
-    _add_world_option(check)
+    add_world_option(check)
     check.set_defaults(handler=_cmd_check)
 
     convert = sub.add_parser('convert', help='write a file as URDF')
     convert.add_argument('path')
     convert.add_argument('-o', '--output', required=True, help="output URDF path ('-' = stdout)")
-    _add_world_option(convert)
+    add_world_option(convert)
     convert.set_defaults(handler=_cmd_convert)
 
     info = sub.add_parser('info', help='human summary: models, links, joints, DoF, frame tree')
     info.add_argument('path')
-    _add_world_option(info)
+    add_world_option(info)
     info.set_defaults(handler=_cmd_info)
 
     frames = sub.add_parser('frames', help='the resolved frame tree, poses in the root frame')
     frames.add_argument('path')
-    _add_world_option(frames)
+    add_world_option(frames)
     frames.add_argument('--positions', help='comma-separated values in the format\'s natural '
                         'DoF order (see `info`)')
     frames.add_argument('--set', action='append', default=[], metavar='JOINT=VALUE',
@@ -116,33 +112,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_world_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument('--world', metavar='NAME',
-                         help='the world to load from an SDFormat file holding several '
-                              '(default: the first, with a warning)')
-
-
 # --- commands ---------------------------------------------------------------------------------
-
-def _print_warnings(result: formats.LoadResult | formats.DocumentResult) -> None:
-    """Warnings, then notes (information strict mode does not refuse), one line each."""
-    for label, diagnostics in (('warning', result.warnings), ('note', result.notes)):
-        for item in diagnostics:
-            print(f'{item.file or result.path}:{item.line or 0}: {label}: {item.message}'
-                  if item.line else f'{item.file or result.path}: {label}: {item.message}',
-                  file=sys.stderr)
-
-
-def _load(path: str, world: str | None = None) -> tuple[formats.LoadResult, KinematicTree]:
-    result = formats.load(path, world=world)
-    _print_warnings(result)
-    assert result.tree is not None
-    return result, result.tree
-
 
 def _cmd_check(args: argparse.Namespace) -> int:
     result = formats.read_document(args.path, world=args.world)  # any format, motions too
-    _print_warnings(result)
+    print_warnings(result)
     if args.strict and result.warnings:
         print(f'{args.path}: {len(result.warnings)} warning(s) in strict mode', file=sys.stderr)
         return EXIT_INVALID
@@ -160,7 +134,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _cmd_convert(args: argparse.Namespace) -> int:
     from .urdf import urdf_string
-    result, tree = _load(args.path, args.world)
+    result, tree = load_file(args.path, args.world)
     text = urdf_string(result.scene, tree)
     if args.output == '-':
         sys.stdout.write(text)
@@ -175,7 +149,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    result, tree = _load(args.path, args.world)
+    result, tree = load_file(args.path, args.world)
     scene = result.scene
     print(f'{args.path}: {result.format}{" world" if scene.is_world else ""} {scene.name!r}')
     for model in scene.models:
@@ -218,41 +192,6 @@ def _print_tree(tree: KinematicTree) -> None:
     walk(tree.root, 0)
 
 
-def _configuration(tree: KinematicTree, positions: str | None, sets: list[str]) -> np.ndarray:
-    q = tree.positions_vector()
-    if positions:
-        try:
-            values = [float(v) for v in positions.replace(' ', '').split(',') if v != '']
-        except ValueError as err:
-            raise UsageError(f'--positions: {err}') from err
-        if len(values) != len(tree.dof_names):
-            raise UsageError(f'--positions has {len(values)} values but the model has '
-                             f'{len(tree.dof_names)} degrees of freedom '
-                             f'({", ".join(tree.dof_names) or "none"})')
-        q[:] = values
-    for item in sets:
-        name, sep, value = item.partition('=')
-        if not sep:
-            raise UsageError(f'--set {item!r}: expected JOINT=VALUE')
-        index = tree.dof_index.get(name.strip())
-        if index is None:
-            joint = tree.joints.get(name.strip())
-            hint = ''
-            if joint is not None:
-                names = dof_names(joint)
-                hint = (f' (its DoFs: {", ".join(names)})' if names else
-                        ' (it is a fixed or mimic joint, with no coordinates of its own)')
-            raise UsageError(f'--set: {name.strip()!r} is not a degree of freedom of this '
-                             f'model{hint}')
-        try:
-            q[index] = float(value)
-        except ValueError as err:
-            raise UsageError(f'--set {item!r}: {err}') from err
-    if not np.all(np.isfinite(q)):
-        raise UsageError('positions must be finite numbers')
-    return q
-
-
 def frames_document(result_format: str, tree: KinematicTree, q: np.ndarray) -> dict:
     """The ``frames --json`` document (see docs/cli.md)."""
     poses = tree.forward(q)
@@ -274,8 +213,8 @@ def _clean(value: float) -> float:
 
 
 def _cmd_frames(args: argparse.Namespace) -> int:
-    result, tree = _load(args.path, args.world)
-    q = _configuration(tree, args.positions, args.set)
+    result, tree = load_file(args.path, args.world)
+    q = configuration(tree, args.positions, args.set)
     document = frames_document(result.format, tree, q)
     if result.format == 'tmp':
         from .cli_tmp import problem_sections

@@ -15,6 +15,7 @@ import json
 import math
 import sys
 
+from .cli_common import EXIT_OK, UsageError
 from .errors import FormatError, location
 
 __all__ = ['add_motion_parser', 'motions_document']
@@ -41,7 +42,6 @@ def add_motion_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _positive(value: float | None, option: str) -> None:
-    from .cli import UsageError
     if value is not None and not (math.isfinite(value) and value > 0):
         raise UsageError(f'{option} must be a positive number, not {value!r}')
 
@@ -54,7 +54,6 @@ def motions_document(models, rate: float) -> dict:
 
 
 def _cmd_motion(args: argparse.Namespace) -> int:
-    from .cli import EXIT_OK, UsageError
     from .xmdi import DEFAULT_FRAME_PERIOD, MotionModel, ServoMapping, read_xmdi, xmdi_string
 
     _positive(args.rate, '--rate')
@@ -91,7 +90,6 @@ def _cmd_motion(args: argparse.Namespace) -> int:
 
 
 def _write(text: str, output: str) -> int:
-    from .cli import EXIT_OK
     from .errors import FileAccessError
     if output == '-':
         sys.stdout.write(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .cli_common import EXIT_OK, UsageError, add_world_option, configuration, load_file
 from .errors import InvalidValueError, location
 
 __all__ = ['add_render_parser']
@@ -20,8 +21,7 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
     render = sub.add_parser('render', help='draw a model, world or problem into a PNG '
                             '(or a motion into a GIF)')
     render.add_argument('path')
-    render.add_argument('--world', metavar='NAME',
-                        help='the world to draw from an SDFormat file holding several')
+    add_world_option(render)
     render.add_argument('-o', '--output', required=True,
                         help='picture to write: .png, or .gif with --animate')
     render.add_argument('--positions', help="comma-separated values in the format's DoF order")
@@ -59,7 +59,6 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _options(args: argparse.Namespace):
-    from .cli import UsageError
     from .render import RenderOptions
     try:
         width, height = (int(v) for v in args.size.lower().split('x'))
@@ -84,11 +83,10 @@ def _options(args: argparse.Namespace):
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
-    from .cli import EXIT_OK, UsageError, _configuration, _load
     from . import render
 
     options = _options(args)
-    result, tree = _load(args.path, args.world)
+    result, tree = load_file(args.path, args.world)
     overlays = problem_overlays(result, args.problem_overlays)
     if args.animate:
         if args.positions or args.set:
@@ -99,7 +97,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         report = render.render_animation(result, trajectory, args.output, options, overlays,
                                          label)
     else:
-        q = _configuration(tree, args.positions, args.set)
+        q = configuration(tree, args.positions, args.set)
         report = render.render_picture(result, args.output, q, options, overlays)
     for warning in report.warnings:
         if warning not in result.warnings:
@@ -151,7 +149,6 @@ def load_motion(path: str, result, motion: str | None = None, frame_period: floa
 
 def problem_overlays(result, requested: str):
     """Overlays named in ``--problem-overlays`` (empty: none)."""
-    from .cli import UsageError
     from .render import problem_overlays as overlays_of
     names = [n.strip() for n in requested.split(',') if n.strip()]
     if not names:

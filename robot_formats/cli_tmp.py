@@ -11,9 +11,10 @@ import argparse
 import json
 import sys
 
+from .cli_common import UsageError
 from .errors import FormatError
+from .formats import read_problem
 from .model import WORLD
-from .tmp.reader import read_problem
 from .tmp.semantics import (MAX_SAMPLES, ProblemState, grasp_samples, placements, pose_document,
                              robot_base_link)
 from .transforms import quat_to_rotation, rotation_to_rpy
@@ -47,11 +48,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     places.set_defaults(handler=cmd_placements)
 
 
-def _usage(message: str) -> Exception:
-    from .cli import UsageError  # the CLI is loaded when its handlers run
-    return UsageError(message)
-
-
 def _state(path: str) -> ProblemState:
     warnings: list = []
     problem = read_problem(path, warnings)
@@ -64,13 +60,13 @@ def _state(path: str) -> ProblemState:
 def _object(state: ProblemState, name: str, what: str):
     if name not in state.problem.objects:
         known = ', '.join(state.problem.objects) or 'none'
-        raise _usage(f'{what} {name!r} is not an object of the problem (objects: {known})')
+        raise UsageError(f'{what} {name!r} is not an object of the problem (objects: {known})')
     return state.problem.objects[name]
 
 
 def _samples(value: int) -> int:
     if not 1 <= value <= MAX_SAMPLES:
-        raise _usage(f'--samples must be from 1 to {MAX_SAMPLES}, not {value}')
+        raise UsageError(f'--samples must be from 1 to {MAX_SAMPLES}, not {value}')
     return value
 
 
@@ -108,7 +104,7 @@ def cmd_placements(args: argparse.Namespace) -> int:
     try:
         found = placements(obj, support, state.world_pose(support.name), samples, args.seed)
     except FormatError as err:  # no SOP, no SSSP, itself: the question is wrong, not the file
-        raise _usage(err.message) from err
+        raise UsageError(err.message) from err
     document = {'object': obj.name, 'support': support.name, 'frame': WORLD,
                 'placements': [{'id': p.id, 'sop': p.sop, 'theta': p.theta,
                                 **pose_document(p.frame)} for p in found]}

@@ -8,78 +8,31 @@ proposes, the root element decides (a ``.xml`` file can be anything; a ``.urdf``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from lxml import etree
 
 from .errors import Diagnostic, UnknownFormatError, UnsupportedError, XacroError, XmlSyntaxError
+from .format_spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
 from .kinematics import KinematicTree
-from .model import Scene
 from .xmlsafe import local_name, parse_xml_bytes, read_bytes
 
-__all__ = ['FormatSpec', 'LoadOptions', 'LoadResult', 'DocumentResult', 'register', 'registered', 'detect', 'load',
-           'load_text', 'expand_xacro', 'read_document']
+if TYPE_CHECKING:
+    from .sdformat.uri import ResolverConfig
+    from .tmp.problem import Problem
 
-#: Reads a document: (path, parsed root element, warnings sink, options) -> scene.
-Reader = Callable[[Path, etree._Element, list[Diagnostic], 'LoadOptions'], Scene]
-
-
-@dataclass(frozen=True, slots=True)
-class LoadOptions:
-    """What the user chose about a load, handed to every reader."""
-
-    #: The ``<world>`` to load from an SDFormat document holding several (default: the first,
-    #: as Gazebo loads it, with a warning naming the others).
-    world: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FormatSpec:
-    """How to recognise and read one format."""
-
-    name: str                       #: stable identifier used in CLI/JSON output ("urdf", ...)
-    extensions: tuple[str, ...]     #: lower-case, with dot
-    root_tags: tuple[str, ...]      #: local names of accepted root elements
-    reader: Reader
-    description: str = ''
-    #: When several formats accept the root element (HRDF and URDF both use <robot>), a format
-    #: whose ``claims(root)`` is true is chosen, even over the extension (with a warning).
-    claims: Callable[[etree._Element], bool] | None = None
-    #: The extension alone decides, whatever the root element is called (HEBI reads an .hrdf
-    #: file without looking at its root element's name).
-    any_root: bool = False
-    #: For documents that are not well-formed XML: a format may recognise its own known, safe to
-    #: repair mistakes in the raw bytes (TMP problems copy the spec page's ``</tordo>``) and
-    #: return the parsed, repaired root (adding a warning per repair), or None to let the
-    #: syntax error stand. (data, path, warnings) -> root or None.
-    recover: Callable[[bytes, Path, list[Diagnostic]], etree._Element | None] | None = None
-    #: What the reader returns: ``'scene'`` (a kinematic :class:`Scene`, which :func:`load`
-    #: turns into a frame tree) or another kind of document (``'motion'``: XMDI motions) that
-    #: only :func:`read_document` returns (and ``check`` validates) and :func:`load` refuses.
-    document: str = 'scene'
-
-
-@dataclass(frozen=True, slots=True)
-class LoadResult:
-    """What :func:`load` returns: the scene, its validated frame tree, the format, warnings."""
-
-    scene: Scene
-    format: str
-    path: str
-    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
-    tree: KinematicTree | None = None  #: built by load(): proves the scene is a valid tree
-    #: Information that is no irregularity (another tool's extension element read past, ...):
-    #: printed, logged, never refused by strict mode.
-    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)
-
+__all__ = ['FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader', 'register',
+           'registered', 'detect', 'load', 'load_text', 'expand_xacro', 'read_document',
+           'read_problem']
 
 _REGISTRY: dict[str, FormatSpec] = {}
 
 
 def register(spec: FormatSpec) -> None:
-    """Add (or replace) a format reader."""
+    """Add (or replace) a format reader (after the built-in ones, which it may replace)."""
+    _ensure_builtin()
     _REGISTRY[spec.name] = spec
 
 
@@ -92,7 +45,9 @@ def registered() -> tuple[FormatSpec, ...]:
 def _ensure_builtin() -> None:
     if _REGISTRY:
         return
-    from . import builtin_formats  # noqa: F401  (registers on import)
+    from .builtin_formats import BUILTIN_FORMATS  # the readers' modules load when they read
+    for spec in BUILTIN_FORMATS:
+        _REGISTRY.setdefault(spec.name, spec)
 
 
 def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> FormatSpec:
@@ -124,10 +79,11 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
 
 
 def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
-         world: str | None = None) -> LoadResult:
+         world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
     """Read any supported robot, scene or problem file; a ``.xacro`` file is expanded first
     (with ``xacro_args`` as its ``name:=value`` arguments), as ROS users run xacro. ``world``
-    names the world to load from an SDFormat document holding several.
+    names the world to load from an SDFormat document holding several; ``sdf_config`` says
+    how SDFormat includes are found (default: the model paths of the environment).
 
     Raises:
         FormatError: (a subclass of it) for every problem, with file, line and a sentence.
@@ -135,11 +91,16 @@ def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
     path = Path(path)
     warnings: list[Diagnostic] = []
     root = _parse(path, warnings, expand_xacro(path, xacro_args) if is_xacro(path) else None)
-    return _read_scene(path, root, warnings, LoadOptions(world))
+    return _read_scene(path, root, warnings, _context(world, sdf_config))
+
+
+def _context(world: str | None, sdf_config: ResolverConfig | None) -> LoadContext:
+    """The context of one load: nested files are loaded with the same include settings."""
+    return LoadContext(world, sdf_config, functools.partial(load, sdf_config=sdf_config))
 
 
 def load_text(text: str, source: str = '<robot_description>', *,
-              world: str | None = None) -> LoadResult:
+              world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
     """Read a document given as text, e.g. robot_state_publisher's ``robot_description``
     parameter (URDF, or any format whose root element tells it). ``source`` names it in
     diagnostics; relative references resolve from the working directory.
@@ -150,7 +111,7 @@ def load_text(text: str, source: str = '<robot_description>', *,
     path = Path(source)
     warnings: list[Diagnostic] = []
     root = _parse(path, warnings, text.encode('utf-8'))
-    return _read_scene(path, root, warnings, LoadOptions(world))
+    return _read_scene(path, root, warnings, _context(world, sdf_config))
 
 
 def is_xacro(path: Path) -> bool:
@@ -176,32 +137,20 @@ def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> byte
 
 
 def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
-                options: LoadOptions) -> LoadResult:
+                context: LoadContext) -> LoadResult:
     spec = detect(path, root, warnings)
     if spec.document != 'scene':
         raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
                                'or problem (`robot-formats check` validates it)', str(path),
                                root.sourceline)
-    scene = spec.reader(path, root, warnings, options)
+    scene = spec.reader(path, root, warnings, context)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
     irregular, notes = _split_notes(warnings)
     return LoadResult(scene, spec.name, str(path), irregular, tree, notes)
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentResult:
-    """What :func:`read_document` returns: any format's document, validated."""
-
-    document: object          #: a Scene, or the format's own document (e.g. MotionDocument)
-    format: str
-    kind: str                 #: the spec's ``document``: 'scene', 'motion', ...
-    path: str
-    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
-    tree: KinematicTree | None = None  #: scenes only
-    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)  #: as LoadResult.notes
-
-
-def read_document(path: str | Path, *, world: str | None = None) -> DocumentResult:
+def read_document(path: str | Path, *, world: str | None = None,
+                  sdf_config: ResolverConfig | None = None) -> DocumentResult:
     """Read and validate a file of any registered format, kinematic or not (``check``).
 
     Raises:
@@ -211,10 +160,21 @@ def read_document(path: str | Path, *, world: str | None = None) -> DocumentResu
     warnings: list[Diagnostic] = []
     root = _parse(path, warnings, expand_xacro(path) if is_xacro(path) else None)
     spec = detect(path, root, warnings)
-    document = spec.reader(path, root, warnings, LoadOptions(world))
+    document = spec.reader(path, root, warnings, _context(world, sdf_config))
     tree = KinematicTree(document) if spec.document == 'scene' else None
     irregular, notes = _split_notes(warnings)
     return DocumentResult(document, spec.name, spec.document, str(path), irregular, tree, notes)
+
+
+def read_problem(path: str | Path, warnings: list[Diagnostic] | None = None, *,
+                 strict: bool = False, mapping: str | Path | None = None,
+                 load_robots: bool = True) -> Problem:
+    """A TMP problem file with the robot descriptions it names, each loaded by :func:`load`
+    (see :func:`robot_formats.tmp.reader.read_problem`; ``strict`` refuses the spec page's
+    typos, ``mapping`` names the configuration-tag mapping)."""
+    from .tmp.reader import read_problem as read_problem_file
+    return read_problem_file(path, warnings, strict=strict, mapping=mapping,
+                             load_robots=load_robots, load_description=load)
 
 
 def _split_notes(diagnostics: list[Diagnostic]

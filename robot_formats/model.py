@@ -25,6 +25,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
+from .rotations import quat_to_rotation, rotation_to_rpy
+
 __all__ = [
     'Vec3', 'Pose', 'IDENTITY', 'Box', 'Cylinder', 'Sphere', 'Ellipsoid', 'Capsule', 'Cone',
     'Plane', 'Mesh', 'Geometry', 'Material', 'Visual', 'Collision', 'Inertial', 'Link',
@@ -70,7 +72,6 @@ class Pose:
         """Roll, pitch, yaw (URDF convention) of the rotation, exact near gimbal lock too."""
         if self.quat == (0.0, 0.0, 0.0, 1.0):
             return (0.0, 0.0, 0.0)
-        from .transforms import quat_to_rotation, rotation_to_rpy  # transforms imports model
         return rotation_to_rpy(quat_to_rotation(self.quat))
 
 

@@ -69,7 +69,7 @@ from ..errors import FormatError
 from ..model import WORLD
 from ..tf_solver import JointStateRefused, JointStateTf, SolvePlan
 from ..tmp.problem import Problem, ProblemObject as CoreObject
-from ..tmp.reader import read_problem
+from ..formats import read_problem
 from ..tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState, grasp_rows, grasp_set,
                              placements, pose_rows)
 from ..transforms import quat_to_rotation, rotation_to_quat

@@ -5,6 +5,7 @@ through the interface API. See docs/sdformat.md."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from lxml import etree
 
@@ -12,49 +13,46 @@ from ..errors import Diagnostic
 from ..model import Scene
 from ..xmlsafe import read_xml
 from .interface import (InterfaceFrame, InterfaceLink, InterfaceModel, NestedInclude,
-                        NestedModelFramePoseGraph, custom_model_parsers,
-                        register_custom_model_parser, unregister_custom_model_parser)
+                        NestedModelFramePoseGraph)
 from .reader import SdfLoader
 from .scene import to_scene
 from .uri import ResolverConfig
 
+if TYPE_CHECKING:
+    from ..format_spec import LoadResult
+
 __all__ = ['read_sdf', 'parse_sdf_element', 'resolve_document', 'ResolverConfig',
            'NestedInclude', 'InterfaceFrame', 'InterfaceLink', 'InterfaceModel',
-           'NestedModelFramePoseGraph', 'register_custom_model_parser',
-           'unregister_custom_model_parser', 'custom_model_parsers', 'default_config',
-           'set_default_config']
+           'NestedModelFramePoseGraph']
 
-_DEFAULT_CONFIG = ResolverConfig()
-
-
-def default_config() -> ResolverConfig:
-    """The include resolution settings ``robot_formats.load`` uses for SDFormat files."""
-    return _DEFAULT_CONFIG
-
-
-def set_default_config(config: ResolverConfig) -> None:
-    """Replace the include resolution settings used by ``robot_formats.load``."""
-    global _DEFAULT_CONFIG
-    _DEFAULT_CONFIG = config
+#: Loads an included file of another format (``robot_formats.load``, or a partial of it).
+NestedLoader = Callable[[Path], 'LoadResult']
 
 
 def parse_sdf_element(root: etree._Element, file: str | None, warnings: list[Diagnostic],
-                      config: ResolverConfig | None = None, world: str | None = None) -> Scene:
+                      config: ResolverConfig | None = None, world: str | None = None,
+                      load_nested: NestedLoader | None = None) -> Scene:
     """The composed scene of an ``<sdf>`` document (includes expanded, frames resolved);
-    ``world`` names the world to read from a document holding several (default: the first)."""
-    document = SdfLoader(warnings, config or _DEFAULT_CONFIG).document(root, file, world)
+    ``config``: how includes are found (default: the environment's model paths); ``world``: the
+    world to read from a document holding several (default: the first); ``load_nested``: how
+    to load an included URDF, SKEL or HRDF model (without it such includes are refused).
+    ``robot_formats.load`` passes all of them."""
+    document = SdfLoader(warnings, config, load_nested).document(root, file, world)
     return to_scene(document, warnings)
 
 
 def read_sdf(path: str | Path, warnings: list[Diagnostic] | None = None,
-             config: ResolverConfig | None = None) -> Scene:
-    """Load an SDFormat file."""
+             config: ResolverConfig | None = None,
+             load_nested: NestedLoader | None = None) -> Scene:
+    """Load an SDFormat file (see :func:`parse_sdf_element`)."""
     warnings = warnings if warnings is not None else []
-    return parse_sdf_element(read_xml(path, warnings, ('sdf',)), str(path), warnings, config)
+    return parse_sdf_element(read_xml(path, warnings, ('sdf',)), str(path), warnings, config,
+                             load_nested=load_nested)
 
 
 def resolve_document(path: str | Path, warnings: list[Diagnostic] | None = None,
-                     config: ResolverConfig | None = None):
+                     config: ResolverConfig | None = None,
+                     load_nested: NestedLoader | None = None):
     """Every frame of an SDFormat file in the world, as libsdformat names and resolves them:
     ``{scoped name: ResolvedFrame}`` (models, links, joints, frames; all joints at zero)."""
     from .dom import SdfModel, SdfWorld
@@ -69,7 +67,7 @@ def resolve_document(path: str | Path, warnings: list[Diagnostic] | None = None,
         root = recover_sdf(read_bytes(path), Path(path), warnings)
         if root is None:
             raise
-    document = SdfLoader(warnings, config or _DEFAULT_CONFIG).document(root, str(path))
+    document = SdfLoader(warnings, config, load_nested).document(root, str(path))
     if isinstance(document, SdfModel):
         document = SdfWorld(document.name, document.file, document.line, document.version,
                             models=[document])

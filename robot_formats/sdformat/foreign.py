@@ -20,6 +20,7 @@ Without one it stays where the document puts it, like any free model.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,14 +31,17 @@ from .dom import MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, Sd
     SdfVisualPose
 from .interface import InterfaceModel
 
+if TYPE_CHECKING:
+    from ..format_spec import LoadResult
+
 __all__ = ['foreign_model', 'interface_to_model']
 
 
-def foreign_model(path: Path, name: str, ctx, line: int | None,
+def foreign_model(result: LoadResult, name: str, ctx, line: int | None,
                   warnings: list[Diagnostic]) -> SdfModel:
-    """The model an included non-SDFormat file describes, named ``name``."""
-    from ..formats import load  # formats -> builtin_formats -> sdformat: import when used
-    result = load(path)
+    """The model an included non-SDFormat file describes (``result``: that file as the
+    registry loaded it), named ``name``."""
+    path = Path(result.path)
     warnings.extend(result.warnings)
     warnings.extend(result.notes)  # notes stay notes (their severity travels with them)
     scene, tree = result.scene, result.tree

@@ -28,8 +28,7 @@ from ..model import IDENTITY, Pose
 from ..transforms import matrix_to_pose, pose_to_matrix
 
 __all__ = ['NestedInclude', 'InterfaceFrame', 'InterfaceLink', 'InterfaceModel',
-           'NestedModelFramePoseGraph', 'CustomModelParser', 'register_custom_model_parser',
-           'unregister_custom_model_parser', 'custom_model_parsers']
+           'NestedModelFramePoseGraph', 'CustomModelParser']
 
 
 @dataclass(frozen=True)
@@ -121,25 +120,6 @@ class NestedModelFramePoseGraph:
 #: (NestedInclude, errors list) -> InterfaceModel or None. Append messages to ``errors`` (and
 #: return None) to refuse the file.
 CustomModelParser = Callable[[NestedInclude, list], 'InterfaceModel | None']
-
-_PARSERS: list[CustomModelParser] = []
-
-
-def register_custom_model_parser(parser: CustomModelParser) -> None:
-    """Add a parser; it is asked before every parser registered earlier."""
-    _PARSERS.append(parser)
-
-
-def unregister_custom_model_parser(parser: CustomModelParser) -> None:
-    """Remove a parser registered earlier (no error if it is not registered)."""
-    if parser in _PARSERS:
-        _PARSERS.remove(parser)
-
-
-def custom_model_parsers() -> tuple[CustomModelParser, ...]:
-    """The registered parsers in the order they are asked (latest first)."""
-    return tuple(reversed(_PARSERS))
-
 
 def pose_matrix(pose: Pose) -> np.ndarray:
     return pose_to_matrix(pose)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from lxml import etree
@@ -26,11 +27,15 @@ from ..transforms import matrix_to_pose
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import read_xml
 from . import interface
+from .foreign import foreign_model, interface_to_model
 from .dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel,
                   SdfPlugin, SdfVisualPose, SdfWorld)
 from .unflatten import unflatten
-from .uri import ResolverConfig, new_lookup, resolve_uri
+from .uri import ResolverConfig, resolve_uri
 from .values import Ctx, boolean, child, children, number, parse_version, pose_of, text, vector
+
+if TYPE_CHECKING:
+    from ..format_spec import LoadResult
 
 __all__ = ['SdfLoader', 'SDF_EXTENSIONS']
 
@@ -49,10 +54,14 @@ _ROOT_CONTENT = ('world', 'model', 'actor', 'light', 'include')
 class SdfLoader:
     """Reads SDFormat documents and everything they include (one instance per load)."""
 
-    def __init__(self, warnings: list[Diagnostic], config: ResolverConfig | None = None) -> None:
+    def __init__(self, warnings: list[Diagnostic], config: ResolverConfig | None = None,
+                 load_nested: Callable[[Path], LoadResult] | None = None) -> None:
         self.warnings = warnings
         self.config = config or ResolverConfig()
-        new_lookup()
+        #: loads an included file of another format (URDF, SKEL, HRDF): the registry's load,
+        #: handed down by it (None: such includes are refused)
+        self.load_nested = load_nested
+        self._directories: dict[str, Path] = {}  # including file -> its resolved directory
         self.stack: list[str] = []          # files being read, outermost first (cycle check)
         #: included SDFormat files already read in this load: a file included many times (a
         #: world of 1,000 copies of a robot) is read once and its model copied per include
@@ -402,7 +411,8 @@ class SdfLoader:
         key = (uri, including_file)
         found = self._uris.get(key)
         if found is None:
-            found = self._uris[key] = resolve_uri(uri, including_file, self.config, line)
+            found = self._uris[key] = resolve_uri(uri, including_file, self.config, line,
+                                                  self._directories)
         return found
 
     def _included_sdf(self, ctx: Ctx, path: Path, include: etree._Element) -> SdfModel | None:
@@ -454,12 +464,11 @@ class SdfLoader:
 
     def _included_other(self, ctx: Ctx, path: Path, uri: str, override: _IncludeOverrides,
                         parent_name: str, include: etree._Element) -> SdfModel:
-        from .foreign import foreign_model, interface_to_model  # formats import us lazily
         local = override.name or path.stem
         request = interface.NestedInclude(
             uri, str(path), f'{parent_name}::{local}' if parent_name else local,
             override.name, override.static, include)
-        for parser in interface.custom_model_parsers():
+        for parser in self.config.custom_model_parsers():
             errors: list = []
             result = parser(request, errors)
             if errors:
@@ -467,7 +476,13 @@ class SdfLoader:
                                   code='CUSTOM_PARSER')
             if result is not None:
                 return interface_to_model(result, ctx, include.sourceline, str(path))
-        return foreign_model(path, local, ctx, include.sourceline, self.warnings)
+        if self.load_nested is None:
+            raise UnsupportedError(f'{path.name}: an included {path.suffix or "non-SDFormat"} '
+                                   'model needs robot_formats.load (this reader was given no '
+                                   'loader for other formats)', ctx.file, include.sourceline,
+                                   code='URI_LOOKUP')
+        return foreign_model(self.load_nested(path), local, ctx, include.sourceline,
+                             self.warnings)
 
     def _merge_include(self, ctx: Ctx, parent: SdfModel | SdfWorld, element: etree._Element,
                        siblings: _Siblings) -> None:

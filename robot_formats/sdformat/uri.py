@@ -24,7 +24,6 @@ deprecated fallback.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from pathlib import Path
 from ..errors import FormatError, ReferenceError, UnsupportedError
 from ..xmlsafe import read_xml
 
-__all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file', 'new_lookup']
+__all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file']
 
 _MODEL_PATH_VARIABLES = ('GZ_SIM_RESOURCE_PATH', 'IGN_GAZEBO_RESOURCE_PATH', 'SDF_PATH',
                          'GAZEBO_MODEL_PATH')
@@ -51,7 +50,23 @@ class ResolverConfig:
     fuel_cache_paths: list[Path] = field(default_factory=list)  #: searched before the default
     use_environment: bool = True
     max_depth: int = 64   #: include nesting allowed before the document is refused
+    #: Custom model parsers (the proposal's interface API, libsdformat's
+    #: ``ParserConfig::RegisterCustomModelParser``), in registration order.
+    custom_parsers: list = field(default_factory=list)
     _package_cache: dict[str, Path | None] = field(default_factory=dict, repr=False)
+
+    def register_custom_model_parser(self, parser) -> None:
+        """Add a custom model parser; it is asked before every parser registered earlier."""
+        self.custom_parsers.append(parser)
+
+    def unregister_custom_model_parser(self, parser) -> None:
+        """Remove a parser registered earlier (no error if it is not registered)."""
+        if parser in self.custom_parsers:
+            self.custom_parsers.remove(parser)
+
+    def custom_model_parsers(self) -> tuple:
+        """The registered parsers in the order they are asked (latest first)."""
+        return tuple(reversed(self.custom_parsers))
 
     def search_paths(self) -> list[Path]:
         paths = list(self.model_paths)
@@ -85,8 +100,10 @@ class ResolverConfig:
 
 
 def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
-                line: int | None) -> Path:
-    """The file (or model directory's SDFormat file) an include URI names."""
+                line: int | None, directories: dict[str, Path] | None = None) -> Path:
+    """The file (or model directory's SDFormat file) an include URI names. ``directories``:
+    the including files' resolved directories known so far in this load (a world including
+    one model 1,000 times resolves the symlinks of its own path once)."""
     uri = uri.strip()
     scheme, sep, rest = uri.partition('://')
     if not sep:
@@ -98,7 +115,7 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
         raise UnsupportedError(f'include {uri!r}: robot_formats does not download models '
                                '(no network access); download it and include the local copy',
                                including_file, line, code='URI_LOOKUP')
-    base = _directory_of(including_file) if including_file else Path.cwd()
+    base = _directory_of(including_file, directories) if including_file else Path.cwd()
     candidates: list[Path] = []
     if scheme == 'package':
         package, _, inner = rest.partition('/')
@@ -170,17 +187,14 @@ def _newest_version(model: Path) -> Path | None:
     return max(versions, key=lambda d: int(d.name), default=None)
 
 
-@functools.lru_cache(maxsize=256)
-def _directory_of(file: str) -> Path:
-    """The resolved directory of an including file (a world including 1,000 models asks 1,000
-    times; resolving symlinks costs system calls). Forgotten at every new load
-    (:func:`new_lookup`), so a long-running process sees moved symlinks."""
-    return Path(file).resolve().parent
-
-
-def new_lookup() -> None:
-    """Start the lookups of a new load (drops the cached directories)."""
-    _directory_of.cache_clear()
+def _directory_of(file: str, known: dict[str, Path] | None) -> Path:
+    """The resolved directory of an including file, remembered in ``known`` (one load's)."""
+    if known is None:
+        return Path(file).resolve().parent
+    found = known.get(file)
+    if found is None:
+        found = known[file] = Path(file).resolve().parent
+    return found
 
 
 def _shown(candidates: list[Path]) -> str:

@@ -6,8 +6,11 @@ and the configuration-tag mapping.
 
 from .problem import (Action, ContinuousGrasp, DiscreteGrasp, Problem, ProblemObject,
                       ProblemRobot, StablePose, SupportRegion)
-from .reader import ROTATION_TOLERANCE, parse_problem_element, read_problem
+from .reader import ROTATION_TOLERANCE, parse_problem_element
 
 __all__ = ['Action', 'ContinuousGrasp', 'DiscreteGrasp', 'Problem', 'ProblemObject',
            'ProblemRobot', 'StablePose', 'SupportRegion', 'ROTATION_TOLERANCE',
-           'parse_problem_element', 'read_problem']
+           'parse_problem_element']
+
+# Reading a problem with its robots needs the loader of every format:
+# robot_formats.formats.read_problem (also robot_formats.read_problem).

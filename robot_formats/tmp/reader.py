@@ -10,6 +10,8 @@ numbers, AMmapping joints the robots do not have, ...) is a FormatError with fil
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
 import numpy as np
 from lxml import etree
 
@@ -22,6 +24,9 @@ from .problem import (Action, ContinuousGrasp, DiscreteGrasp, Problem, ProblemOb
                       ProblemRobot, StablePose, SupportRegion, frozen_array)
 from .repair import QUIRK_STRAY_PAREN, repair_known_quirks
 
+if TYPE_CHECKING:
+    from ..format_spec import LoadResult
+
 __all__ = ['ROTATION_TOLERANCE', 'read_problem', 'parse_problem_element', 'parse_problem_bytes',
            'polygon_normal', 'recover_problem']
 
@@ -30,11 +35,19 @@ __all__ = ['ROTATION_TOLERANCE', 'read_problem', 'parse_problem_element', 'parse
 ROTATION_TOLERANCE = 1e-4
 _BOOLEANS = {'true': True, '1': True, 'false': False, '0': False}
 
-class _Ctx:
-    """File, warnings sink and strictness shared by the element readers."""
+#: Loads a robot description of any format (``robot_formats.load``, handed down by the
+#: registry or by :func:`robot_formats.formats.read_problem`).
+DescriptionLoader = Callable[[Path], 'LoadResult']
 
-    def __init__(self, file: str | None, warnings: list[Diagnostic], strict: bool) -> None:
+
+class _Ctx:
+    """File, warnings sink, strictness and the robot description loader shared by the
+    element readers."""
+
+    def __init__(self, file: str | None, warnings: list[Diagnostic], strict: bool,
+                 load_description: DescriptionLoader | None = None) -> None:
         self.file, self.warnings, self.strict = file, warnings, strict
+        self.load_description = load_description
 
     def warn(self, message: str, line: int | None, code: str = 'WARNING') -> None:
         self.warnings.append(Diagnostic(message, self.file, line, code))
@@ -49,19 +62,22 @@ class _Ctx:
 
 def read_problem(path: str | Path, warnings: list[Diagnostic] | None = None, *,
                  strict: bool = False, mapping: str | Path | None = None,
-                 load_robots: bool = True) -> Problem:
-    """Read a problem file (recovering from the spec page's syntax mistakes unless strict)."""
+                 load_robots: bool = True,
+                 load_description: DescriptionLoader | None = None) -> Problem:
+    """Read a problem file (recovering from the spec page's syntax mistakes unless strict);
+    its robots' descriptions are read by ``load_description`` (required with ``load_robots``:
+    :func:`robot_formats.formats.read_problem` passes ``robot_formats.load``)."""
     warnings = warnings if warnings is not None else []
     root = parse_problem_bytes(read_bytes(path), path, warnings, strict=strict)
     return parse_problem_element(root, path, warnings, strict=strict, mapping=mapping,
-                                 load_robots=load_robots)
+                                 load_robots=load_robots, load_description=load_description)
 
 
 def parse_problem_bytes(data: bytes, file: str | Path | None, warnings: list[Diagnostic], *,
                         strict: bool = False) -> etree._Element:
     """Parse safely; on a syntax error, repair only the spec page's known mistakes and retry."""
     try:
-        return parse_xml_bytes(data, file)
+        return parse_xml_bytes(data, file, warnings, ('problem',))
     except XmlSyntaxError as original:
         repaired, repairs = repair_known_quirks(data, file)
         if not repairs:
@@ -78,10 +94,15 @@ def parse_problem_bytes(data: bytes, file: str | Path | None, warnings: list[Dia
 def parse_problem_element(root: etree._Element, path: str | Path | None,
                           warnings: list[Diagnostic], *, strict: bool = False,
                           mapping: str | Path | ConfigurationMapping | None = None,
-                          load_robots: bool = True) -> Problem:
-    """Build a :class:`Problem` from a parsed ``<problem>`` element."""
+                          load_robots: bool = True,
+                          load_description: DescriptionLoader | None = None) -> Problem:
+    """Build a :class:`Problem` from a parsed ``<problem>`` element (``load_description``:
+    how its robots' description files are read; required with ``load_robots``)."""
     file = str(path) if path is not None else None
-    ctx = _Ctx(file, warnings, strict)
+    if load_robots and load_description is None:
+        raise TypeError('reading the robots of a problem needs load_description '
+                        '(robot_formats.formats.read_problem passes robot_formats.load)')
+    ctx = _Ctx(file, warnings, strict, load_description)
     if local_name(root) != 'problem':
         raise SchemaError(f'a TMP problem has a <problem> root, not <{local_name(root)}>', file,
                           root.sourceline)
@@ -421,9 +442,9 @@ def _robot(element: etree._Element, ctx: _Ctx, base: Path, mapping: Configuratio
 
 
 def _load_description(path: Path, ctx: _Ctx, line: int | None, robot: str):
-    from .. import formats  # late: formats imports the registry, which imports this module
+    assert ctx.load_description is not None  # checked by parse_problem_element
     try:
-        result = formats.load(path)
+        result = ctx.load_description(path)
     except FormatError as err:
         if err.file == str(path):
             raise

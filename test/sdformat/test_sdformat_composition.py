@@ -32,8 +32,8 @@ def inv(matrix: np.ndarray) -> np.ndarray:
     return np.linalg.inv(matrix)
 
 
-def frames_of(path: Path | str) -> dict[str, np.ndarray]:
-    tree = load(path).tree
+def frames_of(path: Path | str, sdf_config=None) -> dict[str, np.ndarray]:
+    tree = load(path, sdf_config=sdf_config).tree
     return tree.forward(np.zeros(len(tree.dof_names)))
 
 
@@ -304,12 +304,8 @@ def test_package_uri_through_package_map(tmp_path: Path) -> None:
     write(tmp_path, 'pkg/models/child.sdf', sdf(CHILD))
     top = write(tmp_path, 'top.sdf', sdf('<world name="w"><include><uri>package://my_pkg/models/'
                                          'child.sdf</uri></include></world>'))
-    before = sdformat.default_config()
-    sdformat.set_default_config(sdformat.ResolverConfig(package_map={'my_pkg': tmp_path / 'pkg'}))
-    try:
-        assert 'child::base' in frames_of(top)
-    finally:
-        sdformat.set_default_config(before)
+    mapped = sdformat.ResolverConfig(package_map={'my_pkg': tmp_path / 'pkg'})
+    assert 'child::base' in frames_of(top, mapped)
     with pytest.raises(FormatError) as info:
         load(top)
     assert info.value.code == 'URI_LOOKUP' and 'my_pkg' in info.value.message
@@ -349,14 +345,9 @@ def test_include_depth_is_bounded(tmp_path: Path) -> None:
                                              '</model>'))
     write(tmp_path, 'm6.sdf', sdf('<model name="m6"><link name="l"/></model>'))
     assert 'm0::m1::m2::m3::m4::m5::m6::l' in frames_of(tmp_path / 'm0.sdf')
-    before = sdformat.default_config()
-    sdformat.set_default_config(sdformat.ResolverConfig(max_depth=4))
-    try:
-        with pytest.raises(FormatError) as info:
-            load(tmp_path / 'm0.sdf')
-        assert 'deeper than 4' in info.value.message
-    finally:
-        sdformat.set_default_config(before)
+    with pytest.raises(FormatError) as info:
+        load(tmp_path / 'm0.sdf', sdf_config=sdformat.ResolverConfig(max_depth=4))
+    assert 'deeper than 4' in info.value.message
 
 
 def test_merge_include_joins_the_parent_model(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 import robot_formats.sdformat as sdformat
 from robot_formats.errors import FormatError
-from robot_formats.formats import load
+from robot_formats.formats import load as load_any
 from robot_formats.transforms import quat_to_rotation
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
@@ -42,16 +42,15 @@ INVALID = _of('invalid')
 LENIENT = _of('lenient')
 
 
-@pytest.fixture(autouse=True, scope='module')
-def oracle_lookup():
-    """Include resolution as the oracle had it (SDF_PATH, ROS_PACKAGE_PATH of INDEX.md)."""
-    before = sdformat.default_config()
-    sdformat.set_default_config(sdformat.ResolverConfig(
-        model_paths=[CORPUS / 'gazebosim_sdformat/test/integration/model',
-                     CORPUS / 'drake/multibody/parsing/test/sdf_parser_test'],
-        package_paths=[CORPUS], use_environment=False))
-    yield
-    sdformat.set_default_config(before)
+#: Include resolution as the oracle had it (SDF_PATH, ROS_PACKAGE_PATH of INDEX.md).
+ORACLE_LOOKUP = sdformat.ResolverConfig(
+    model_paths=[CORPUS / 'gazebosim_sdformat/test/integration/model',
+                 CORPUS / 'drake/multibody/parsing/test/sdf_parser_test'],
+    package_paths=[CORPUS], use_environment=False)
+
+
+def load(path: Path):
+    return load_any(path, sdf_config=ORACLE_LOOKUP)
 
 
 def _check_frames(path: Path, frames: dict) -> None:

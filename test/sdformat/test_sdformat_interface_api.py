@@ -169,17 +169,17 @@ def _inverse_pose(p: Pose) -> Pose:
 def toy(tmp_path: Path):
     seen: list = []
     parser = _toy_parser(seen)
-    sdformat.register_custom_model_parser(parser)
+    config = sdformat.ResolverConfig()
+    config.register_custom_model_parser(parser)
     (tmp_path / 'thing.toy').write_text(json.dumps({
         'canonical': 'core',
         'links': {'core': [0, 0, 1, 0, 0, 0], 'arm': [1, 0, 1, 0, 0, 1.5707963267948966]},
         'frames': {'port': ['arm', [0, 0.5, 0, 0, 0, 0]]}}))
-    yield tmp_path, seen
-    sdformat.unregister_custom_model_parser(parser)
+    yield tmp_path, seen, config
 
 
 def test_custom_model_frames_join_the_graphs(toy) -> None:
-    folder, seen = toy
+    folder, seen, config = toy
     (folder / 'top.sdf').write_text('''<?xml version="1.0"?><sdf version="1.8">
       <world name="w"><model name="top">
         <link name="base"><pose>0 0 2 0 0 0</pose></link>
@@ -189,7 +189,7 @@ def test_custom_model_frames_join_the_graphs(toy) -> None:
         <frame name="probe" attached_to="thing::arm"><pose>0 0 0 0 0 0</pose></frame>
         <joint name="fix" type="fixed"><parent>base</parent><child>thing::core</child></joint>
       </model></world></sdf>''')
-    tree = load(folder / 'top.sdf').tree
+    tree = load(folder / 'top.sdf', sdf_config=config).tree
     frames = tree.forward()
     # the custom model's port frame lands on the include pose (base): X_WM = X_WB · X_MP⁻¹
     x_mp = pose(1, 0, 1, 0, 0, math.pi / 2) @ pose(0, 0.5, 0)
@@ -209,53 +209,54 @@ def test_custom_model_frames_join_the_graphs(toy) -> None:
 
 
 def test_latest_parser_first_and_none_falls_through(toy) -> None:
-    folder, seen = toy
+    folder, seen, config = toy
     calls = []
 
     def declines(include, errors):
         calls.append('declines')
         return None
 
-    sdformat.register_custom_model_parser(declines)
+    config.register_custom_model_parser(declines)
     try:
-        assert sdformat.custom_model_parsers()[0] is declines
+        assert config.custom_model_parsers()[0] is declines
         (folder / 'w.sdf').write_text('<sdf version="1.8"><world name="w"><include>'
                                       '<uri>thing.toy</uri></include></world></sdf>')
-        assert 'toy::arm' in load(folder / 'w.sdf').tree.links
+        assert 'toy::arm' in load(folder / 'w.sdf', sdf_config=config).tree.links
         assert calls == ['declines'] and len(seen) == 2
     finally:
-        sdformat.unregister_custom_model_parser(declines)
+        config.unregister_custom_model_parser(declines)
+    assert config.custom_model_parsers()[0] is not declines
 
 
 def test_custom_parser_errors_become_format_errors(toy) -> None:
-    folder, _ = toy
+    folder, _, config = toy
     (folder / 'bad.toy').write_text(json.dumps({'error': 'bad toy'}))
     (folder / 'w.sdf').write_text('<sdf version="1.8"><world name="w"><include>'
                                   '<uri>bad.toy</uri></include></world></sdf>')
     with pytest.raises(FormatError) as info:
-        load(folder / 'w.sdf')
+        load(folder / 'w.sdf', sdf_config=config)
     assert 'bad toy' in info.value.message and info.value.file.endswith('bad.toy')
 
 
 def test_custom_parsers_are_never_asked_for_sdf_and_win_over_urdf(toy) -> None:
-    folder, seen = toy
+    folder, seen, config = toy
     asked = []
 
     def everything(include, errors):
         asked.append(include.resolved_file_name)
         return sdformat.InterfaceModel('custom', 'only', links=[sdformat.InterfaceLink('only')])
 
-    sdformat.register_custom_model_parser(everything)
+    config.register_custom_model_parser(everything)
     try:
         (folder / 'w.sdf').write_text(f'''<sdf version="1.8"><world name="w">
           <include><uri>file://{FIXTURES / 'assembly/gripper.sdf'}</uri></include>
           <include><uri>file://{FIXTURES / 'assembly/arm.urdf'}</uri><name>arm</name></include>
           </world></sdf>''')
-        tree = load(folder / 'w.sdf').tree
+        tree = load(folder / 'w.sdf', sdf_config=config).tree
         assert asked == [str(FIXTURES / 'assembly/arm.urdf')]
         assert 'arm::only' in tree.links and 'gripper::palm' in tree.links
     finally:
-        sdformat.unregister_custom_model_parser(everything)
+        config.unregister_custom_model_parser(everything)
 
 
 def test_hrdf_kit_is_a_free_model_that_can_be_welded() -> None:

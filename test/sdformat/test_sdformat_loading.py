@@ -48,7 +48,7 @@ def frames_of(path: Path) -> dict[str, np.ndarray]:
 
 def document(path: Path):
     """The reader's document model (includes expanded, before frame resolution)."""
-    return SdfLoader([], sdformat.default_config()).document(read_xml(path), str(path))
+    return SdfLoader([], sdformat.ResolverConfig()).document(read_xml(path), str(path))
 
 
 # --- pose forms -----------------------------------------------------------------------------------
@@ -227,8 +227,10 @@ def test_package_uri_through_package_xml_search(tmp_path: Path, monkeypatch, how
     else:
         monkeypatch.delenv('ROS_PACKAGE_PATH', raising=False)
         resolver = sdformat.ResolverConfig(package_paths=[source], use_environment=False)
-    (model,) = sdformat.read_sdf(top, config=resolver).models
+    (model,) = load(top, sdf_config=resolver).scene.models  # a URDF: the registry reads it
     assert model.name == 'g' and [link.name for link in model.links] == ['palm']
+    with pytest.raises(FormatError, match='needs robot_formats.load'):
+        sdformat.read_sdf(top, config=resolver)  # SDFormat alone: no reader for the URDF
 
 
 def test_including_a_world_is_element_incorrect_type(tmp_path: Path) -> None:
@@ -265,12 +267,7 @@ def test_world_merge_include_as_libsdformat_13() -> None:
         assert np.allclose(frames[name].pose, about_z(0, xyz), atol=1e-12), name
     assert frames['M1'].relative_to == proxy and frames['M2'].relative_to == proxy
     assert frames['F1'].attached_to == 'M1::link'  # through the proxy, to M1's canonical link
-    config_before = sdformat.default_config()
-    sdformat.set_default_config(resolver)
-    try:
-        tree = load(UPSTREAM / 'sdf/world_merge_include.sdf').tree
-    finally:
-        sdformat.set_default_config(config_before)
+    tree = load(UPSTREAM / 'sdf/world_merge_include.sdf', sdf_config=resolver).tree
     assert tree.edges['M2::link'].parent == 'M1::link'  # J1 welds M2 to M1
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from robot_formats.errors import FormatError
-from robot_formats.tmp import read_problem
+from robot_formats.formats import read_problem
 from robot_formats.tmp.semantics import FrameUnavailable, ProblemState
 
 PROBLEM = Path(__file__).resolve().parents[2] / 'examples' / 'tmp' / 'pick_and_place.xml'

@@ -11,7 +11,7 @@ import pytest
 
 from robot_formats import errors
 from robot_formats.formats import load
-from robot_formats.tmp import read_problem
+from robot_formats.formats import read_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / 'fixtures'

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from robot_formats import errors
-from robot_formats.tmp import read_problem
+from robot_formats.formats import read_problem
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / 'examples' / 'tmp'

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from robot_formats.kinematics import KinematicTree
-from robot_formats.tmp import read_problem
+from robot_formats.formats import read_problem
 from robot_formats.tmp.semantics import (ProblemState, grasp_samples, placements, problem_scene)
 
 ROOT = Path(__file__).resolve().parents[2]
