@@ -42,7 +42,7 @@ GOLDEN_INDEX = SHARED / 'goldens' / 'sdformat' / 'index.json'
 MODEL_PATHS = [CORPUS / 'gazebosim_sdformat/test/integration/model',
                CORPUS / 'drake/multibody/parsing/test/sdf_parser_test']
 OURS_REPEATS = 15
-LIBSDFORMAT_REPEATS = 3   # each libsdformat load costs ~0.1-0.3 s (see docs/sdformat.md)
+LIBSDFORMAT_REPEATS = 3   # libsdformat loads are slow (tenths of a second each): 3 suffice
 TARGET_RATIO = 0.5
 TARGET_1000 = 1.0
 SIZES = (250, 500, 1000, 2000)
