@@ -32,6 +32,7 @@ setup(
     version=version,
     # Only the library itself: test/, benchmarks/, tools/ ... stay out of site-packages.
     packages=find_packages(include=[package_name, package_name + '.*'], exclude=['test', 'test.*']),
+    package_data={package_name: ['py.typed']},  # PEP 561: the library's annotations are for users
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),

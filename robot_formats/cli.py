@@ -22,7 +22,6 @@ from .cli_common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, Usage
 from .errors import FormatError
 from .info_details import dof_notes, scene_notes
 from .kinematics import KinematicTree
-from .model import dof_names
 from .transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
 
 __all__ = ['main', 'frames_document', 'EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE', 'EXIT_INTERNAL',

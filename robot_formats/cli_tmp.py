@@ -16,7 +16,7 @@ from .errors import FormatError
 from .formats import read_problem
 from .model import WORLD
 from .tmp.semantics import (MAX_SAMPLES, ProblemState, grasp_samples, placements, pose_document,
-                             robot_base_link)
+                            robot_base_link)
 from .transforms import quat_to_rotation, rotation_to_rpy
 
 __all__ = ['add_parsers', 'problem_sections']

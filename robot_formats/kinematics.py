@@ -22,8 +22,7 @@ import numpy as np
 from .errors import (CycleError, DuplicateNameError, InvalidValueError, ReferenceError,
                      StructureError)
 from .model import WORLD, Frame, Joint, JointType, Link, Mimic, Model, Scene, dof_names
-from .transforms import (axis_angle, exp_rotvec, normalized, pose_to_inverse_matrix,
-                         pose_to_matrix)
+from .transforms import axis_angle, exp_rotvec, normalized, pose_to_inverse_matrix, pose_to_matrix
 
 __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
@@ -393,7 +392,8 @@ class KinematicTree:
         edge = self.edges[name]
         if edge.joint is None or edge.joint.type is JointType.FIXED:
             return edge.origin @ edge.offset
-        return edge.origin @ joint_motion(edge.joint, self.joint_values(edge.joint, q)) @ edge.offset
+        motion = joint_motion(edge.joint, self.joint_values(edge.joint, q))
+        return edge.origin @ motion @ edge.offset
 
     def forward(self, positions: Mapping[str, float] | Sequence[float] | np.ndarray | None = None
                 ) -> dict[str, np.ndarray]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import numpy as np
@@ -149,7 +150,7 @@ def _read_stl(path: str) -> tuple[np.ndarray, np.ndarray]:
 def _read_with_trimesh(path: str) -> tuple[np.ndarray, np.ndarray]:
     import trimesh  # only for formats read nowhere else: it takes ~0.3 s to import
     try:
-        mesh = trimesh.load(path, force='mesh', process=False)
+        mesh: Any = trimesh.load(path, force='mesh', process=False)  # a Trimesh
     except Exception as err:  # noqa: BLE001 - trimesh raises many types for bad files
         raise ValueError(str(err)) from err
     return np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces, dtype=np.int64)

@@ -32,9 +32,17 @@ __all__ = [
     'Plane', 'Mesh', 'Geometry', 'Material', 'Visual', 'Collision', 'Inertial', 'Link',
     'JointType', 'Limits', 'Dynamics', 'Mimic', 'Joint', 'Frame', 'Model', 'Scene',
     'DOF_SUFFIXES', 'dof_count', 'dof_names', 'WORLD', 'SoftBody', 'DofDynamics', 'ACTUATORS',
+    'vec3', 'Inertia6',
 ]
 
 Vec3 = tuple[float, float, float]
+#: A symmetric inertia matrix's entries: ixx, ixy, ixz, iyy, iyz, izz.
+Inertia6 = tuple[float, float, float, float, float, float]
+
+
+def vec3(values) -> Vec3:
+    """Three plain floats from any sequence of three numbers (a tuple, a numpy array)."""
+    return (float(values[0]), float(values[1]), float(values[2]))
 
 #: Name of the scene root frame, and the parent name joints use to attach to it.
 WORLD = 'world'

@@ -26,7 +26,7 @@ import numpy as np
 from .errors import Diagnostic, FormatError
 from .kinematics import KinematicTree
 from .meshes import mesh_bounds, resolve_mesh_path
-from .model import Box, Capsule, Collision, Cylinder, JointType, Link, Mesh, Model, Pose, Scene, Sphere
+from .model import Box, Capsule, Collision, Cylinder, JointType, Link, Mesh, Model, Scene, Sphere
 from .urdf.reader import parse_urdf_element
 from .urdf.writer import model_to_urdf
 from .xmlsafe import parse_xml_bytes

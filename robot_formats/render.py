@@ -32,14 +32,14 @@ import numpy as np
 from .errors import Diagnostic, FormatError, InvalidValueError
 from .formats import LoadResult
 from .kinematics import KinematicTree
-from .model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Material, Mesh, Plane,
-                    Sphere)
 from .meshes import read_mesh, resolve_mesh_path
+from .model import Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Material, Mesh, Plane, Sphere
 from .transforms import pose_to_matrix
 
 __all__ = ['RenderOptions', 'RenderReport', 'Overlay', 'Trajectory', 'SampledTrajectory',
            'Renderer', 'render_picture', 'render_animation', 'scene_shapes', 'tessellate',
-           'resolve_mesh_path', 'problem_overlays', 'PROBLEM_OVERLAYS', 'view_rotation', 'up_axis', 'cluster_vertices']
+           'resolve_mesh_path', 'problem_overlays', 'PROBLEM_OVERLAYS', 'view_rotation',
+           'up_axis', 'cluster_vertices']
 
 #: Faces a mesh file keeps at most (vertex clustering above this): keeps a picture under ~1 s.
 MESH_FACE_BUDGET = 2500

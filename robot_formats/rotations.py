@@ -10,10 +10,12 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ['normalized', 'quat_to_rotation', 'rotations_to_quats', 'rotation_to_quat', 'entries_to_quat', 'translation', 'axis_angle', 'axis_angles', 'exp_rotvec', 'invert', 'rotation_to_rpy', 'rpy_to_rotation']
+__all__ = ['normalized', 'quat_to_rotation', 'rotations_to_quats', 'rotation_to_quat',
+           'entries_to_quat', 'translation', 'axis_angle', 'axis_angles', 'exp_rotvec', 'invert',
+           'rotation_to_rpy', 'rpy_to_rotation']
 
 
-def normalized(vector: Sequence[float]) -> np.ndarray:
+def normalized(vector: Sequence[float] | np.ndarray) -> np.ndarray:
     """Unit vector; a zero vector raises ValueError (callers turn it into a typed error)."""
     v = np.asarray(vector, dtype=float)
     norm = float(np.linalg.norm(v))
@@ -22,7 +24,7 @@ def normalized(vector: Sequence[float]) -> np.ndarray:
     return v / norm
 
 
-def quat_to_rotation(quat: Sequence[float]) -> np.ndarray:
+def quat_to_rotation(quat: Sequence[float] | np.ndarray) -> np.ndarray:
     """Rotation matrix of a quaternion (x, y, z, w); the quaternion is normalised first."""
     x, y, z, w = (float(v) for v in quat)
     norm = math.sqrt(x * x + y * y + z * z + w * w)
@@ -100,7 +102,7 @@ def entries_to_quat(m00: float, m01: float, m02: float, m10: float, m11: float, 
     return (x / norm, y / norm, z / norm, w / norm)
 
 
-def _rotation_entries(quat: Sequence[float]) -> tuple[float, ...]:
+def _rotation_entries(quat: Sequence[float] | np.ndarray) -> tuple[float, ...]:
     """The nine entries, row by row, of :func:`quat_to_rotation` (same arithmetic) as floats."""
     x, y, z, w = (float(v) for v in quat)
     norm = math.sqrt(x * x + y * y + z * z + w * w)
@@ -113,13 +115,13 @@ def _rotation_entries(quat: Sequence[float]) -> tuple[float, ...]:
 _NO_ROTATION = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
-def translation(vector: Sequence[float]) -> np.ndarray:
+def translation(vector: Sequence[float] | np.ndarray) -> np.ndarray:
     matrix = np.eye(4)
     matrix[:3, 3] = vector
     return matrix
 
 
-def axis_angle(axis: Sequence[float], angle: float) -> np.ndarray:
+def axis_angle(axis: Sequence[float] | np.ndarray, angle: float) -> np.ndarray:
     """3×3 rotation by ``angle`` about the unit ``axis`` (Rodrigues)."""
     x, y, z = axis
     c, s = math.cos(angle), math.sin(angle)
@@ -150,7 +152,7 @@ def axis_angles(axes: np.ndarray, angles: np.ndarray) -> np.ndarray:
     return out
 
 
-def exp_rotvec(rotvec: Sequence[float]) -> np.ndarray:
+def exp_rotvec(rotvec: Sequence[float] | np.ndarray) -> np.ndarray:
     """Rotation matrix of a rotation vector (axis × angle): the SO(3) exponential map."""
     v = np.asarray(rotvec, dtype=float)
     angle = float(np.linalg.norm(v))
@@ -187,7 +189,7 @@ def rotation_to_rpy(rotation: np.ndarray) -> tuple[float, float, float]:
     return (roll, pitch, math.atan2(rest[1, 0], rest[0, 0]))
 
 
-def rpy_to_rotation(rpy: Sequence[float]) -> np.ndarray:
+def rpy_to_rotation(rpy: Sequence[float] | np.ndarray) -> np.ndarray:
     """Rz(yaw) · Ry(pitch) · Rx(roll), the URDF/SDFormat convention."""
     roll, pitch, yaw = rpy
     return (axis_angle((0, 0, 1), yaw) @ axis_angle((0, 1, 0), pitch)

@@ -7,13 +7,12 @@ Frame notation as in libsdformat and Drake: ``X_AB`` is the pose of frame B in f
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .model import Pose
 from .rotations import (  # noqa: F401  (re-exported: the public names of this module)
-    _NO_ROTATION, _rotation_entries, axis_angle, axis_angles, entries_to_quat, exp_rotvec, invert,
-    normalized, quat_to_rotation, rotation_to_quat, rotation_to_rpy, rotations_to_quats,
+    _NO_ROTATION, _rotation_entries, axis_angle, axis_angles, entries_to_quat, exp_rotvec,
+    invert, normalized, quat_to_rotation, rotation_to_quat, rotation_to_rpy, rotations_to_quats,
     rpy_to_rotation, translation)
 
 __all__ = [

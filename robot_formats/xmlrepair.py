@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import re
+from typing import NoReturn
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,7 +127,7 @@ class _Lexer:
             self._newlines = [m.start() for m in re.finditer(b'\n', self.data)]
         return bisect.bisect_left(self._newlines, position) + 1
 
-    def refuse(self, message: str, position: int):
+    def refuse(self, message: str, position: int) -> NoReturn:
         raise XmlSyntaxError(f'malformed XML: {message}', self.file, self.line(position))
 
     def note(self, position: int, code: str, message: str) -> None:
@@ -138,7 +139,8 @@ class _Lexer:
         self.edits.append((start, end, bytes(c if c in b'\r\n' else 32 for c in segment)))
 
     def skip_space(self, position: int) -> int:
-        return _SPACE.match(self.data, position).end()
+        match = _SPACE.match(self.data, position)  # white space or none: always a match
+        return match.end() if match is not None else position
 
     def find(self, token: bytes, position: int, what: str, start: int) -> int:
         index = self.data.find(token, position)
@@ -307,11 +309,12 @@ class _Lexer:
 
     # --- elements ------------------------------------------------------------------------------
     def top_element(self, position: int, tops: list[_TopElement]) -> int:
-        if not _NAME.match(self.data, position + 1):
+        name = _NAME.match(self.data, position + 1)
+        if name is None:
             self.refuse("'<' is not followed by an element name", position)
         edits, notes = len(self.edits), len(self.notes)
         self.undeclared = {}
-        name_end = _NAME.match(self.data, position + 1).end()
+        name_end = name.end()
         end = self.element(position)
         tops.append(_TopElement(self.data[position + 1:name_end], position, end, name_end,
                                 (edits, len(self.edits)), (notes, len(self.notes)),
@@ -373,6 +376,8 @@ class _Lexer:
     def start_tag(self, position: int, stack: list[_Element]) -> int:
         data = self.data
         name = _NAME.match(data, position + 1)
+        if name is None:
+            self.refuse("'<' is not followed by an element name", position)
         tag = name.group()
         cursor = name.end()
         seen: set[bytes] = set()

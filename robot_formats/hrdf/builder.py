@@ -31,10 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 from lxml import etree
 
-from ..errors import (Diagnostic, DuplicateNameError, InvalidValueError, SchemaError,
-                      StructureError)
+from ..errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError, StructureError
 from ..model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType, Limits, Link,
-                     Material, Mesh, Mimic, Model, Pose, Sphere, Visual)
+                     Inertia6, Material, Mesh, Mimic, Model, Pose, Sphere, Visual, vec3)
 from ..transforms import matrix_to_pose
 from .catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES, LINKS, compatible,
                         interface_name, link_inertia, link_mass)
@@ -111,7 +110,7 @@ class _Body:
 
     mass: float
     com: np.ndarray
-    inertia: tuple[float, ...]
+    inertia: Inertia6
     outputs: list[np.ndarray]
     visuals: tuple[Visual, ...] = ()
 
@@ -251,9 +250,10 @@ class _Builder:
                        'accepts it as the motion about/along the negative axis, and so do we',
                        'HRDF_NEGATIVE_AXIS')
         kind_name, unit = JOINT_AXES[axis_name.lstrip('-')]
-        axis = tuple(-v if negative else v for v in unit)
+        axis = vec3([-v if negative else v for v in unit])
         kind = JointType.CONTINUOUS if kind_name == 'revolute' else JointType.PRISMATIC
         ratio = attrs.formula('gear_ratio', 1.0)
+        assert ratio is not None  # a default is given
         self.links.append(Link(name, line=node.line))
         output = f'{name}/output'
         self.links.append(Link(output, line=node.line))
@@ -374,10 +374,11 @@ class _Builder:
             elif attrs.get('mass_offset') is not None:
                 mass = mass + self._number(attrs, 'mass_offset')
         com = body.com
-        if attrs.get('com_trans') is not None:
-            com = attrs.translation('com_trans')
-        elif attrs.get('com_trans_offset') is not None:
-            com = com + attrs.translation('com_trans_offset')
+        trans, offset = attrs.translation('com_trans'), attrs.translation('com_trans_offset')
+        if trans is not None:
+            com = trans
+        elif offset is not None:
+            com = com + offset
         com_rot = attrs.rotation('com_rot')
         inertia = list(body.inertia)
         for i, moment in enumerate(_INERTIA_NAMES):
@@ -388,7 +389,8 @@ class _Builder:
                 inertia[i] = value
         if not math.isfinite(mass) or mass < 0.0:
             return self._unphysical(node, mass)
-        return Inertial(mass, _pose(_transform(com_rot, com)), tuple(inertia))
+        ixx, ixy, ixz, iyy, iyz, izz = inertia
+        return Inertial(mass, _pose(_transform(com_rot, com)), (ixx, ixy, ixz, iyy, iyz, izz))
 
     @staticmethod
     def _unphysical(node: Node, mass: float) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from ..errors import (CycleError, Diagnostic, FileAccessError, SchemaError, UnsupportedError)
+from ..errors import CycleError, Diagnostic, FileAccessError, SchemaError, UnsupportedError
 from ..xmlsafe import local_name, read_xml
 from .values import Attrs, relative_path_is_absolute
 from .versions import Version, parse_version

@@ -5,8 +5,8 @@ Like robot_state_publisher, for every format and for floating and multi-DoF join
 * ``robot_description`` (std_msgs/String, reliable, transient_local, depth 1): the URDF;
 * ``/tf_static`` (transient_local): every fixed transform, once, and again after a reload;
 * ``/tf``: moving joints, from ``joint_states`` (sensor_msgs/JointState); mimic joints follow;
-  rate-capped by ``publish_frequency`` (0: no cap); messages whose name and position lengths differ are
-  dropped with a throttled warning; unknown names are ignored;
+  rate-capped by ``publish_frequency`` (0: no cap); messages whose name and position lengths
+  differ are dropped with a throttled warning; unknown names are ignored;
 * with ``publish_joint_states``, the current configuration (at first the initial one) on
   ``joint_states`` at ``publish_frequency``, so rviz shows the whole tree with no other node;
 * ``~/reload`` (robot_formats_interfaces/srv/Reload): load a new (or the same) file; the new file
@@ -25,14 +25,15 @@ import numpy as np
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.executors import ExternalShutdownException
-from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from robot_formats_interfaces.srv import Reload
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
+
+from robot_formats_interfaces.srv import Reload
 
 from ..description import Description, parse_positions
 from ..errors import FormatError
@@ -119,9 +120,11 @@ class DescriptionPublisher(Node):
             "QoS of the joint_states subscription: 'sensor_data' (best effort, accepts every "
             "publisher, as robot_state_publisher) or 'reliable' (no loss from reliable "
             'publishers; best-effort publishers cannot connect).'))
-        self.declare_parameter('initial_positions', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-            type=ParameterType.PARAMETER_STRING_ARRAY,
-            description="Overrides of the file's initial configuration: ['joint=value', ...]."))
+        self.declare_parameter(
+            'initial_positions', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
+                type=ParameterType.PARAMETER_STRING_ARRAY,
+                description="Overrides of the file's initial configuration: "
+                            "['joint=value', ...]."))
 
     def _frequency(self) -> float:
         value = float(self.get_parameter('publish_frequency').value)

@@ -78,12 +78,13 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.task import Future
-from robot_formats_interfaces.action import PlayMotion
-from robot_formats_interfaces.msg import MotionInfo
-from robot_formats_interfaces.srv import ListMotions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from robot_formats_interfaces.action import PlayMotion
+from robot_formats_interfaces.msg import MotionInfo
+from robot_formats_interfaces.srv import ListMotions
 
 from ..errors import FormatError
 from ..xmdi.library import MotionLibrary

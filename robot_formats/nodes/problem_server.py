@@ -53,23 +53,25 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rclpy.signals import SignalHandlerOptions
-from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
-                                          ProblemRobot, Scene, SceneObject)
-from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJoints, GetGrasps,
-                                          GetObject, GetPlacements, GetProblem, ListObjects,
-                                          ResetProblem)
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, String
 from tf2_msgs.msg import TFMessage
 from tf2_ros import Buffer, TransformException
 from visualization_msgs.msg import Marker, MarkerArray
 
+from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
+                                          ProblemRobot, Scene, SceneObject)
+from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJoints, GetGrasps,
+                                          GetObject, GetPlacements, GetProblem, ListObjects,
+                                          ResetProblem)
+
 from ..description import Description
 from ..errors import FormatError
+from ..formats import read_problem
 from ..model import WORLD
 from ..tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from ..tmp.problem import Problem, ProblemObject as CoreObject
-from ..formats import read_problem
+from ..tmp.problem import Problem
+from ..tmp.problem import ProblemObject as CoreObject
 from ..tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState, grasp_rows, grasp_set,
                              placements, pose_rows)
 from ..transforms import quat_to_rotation, rotation_to_quat

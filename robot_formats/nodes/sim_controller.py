@@ -246,7 +246,8 @@ class SimController(Node):
                 values.append(self._param(name))
             state.append(jtc.StateTolerance(values[0]))
             goal.append(jtc.StateTolerance(values[1]))
-        return jtc.SegmentTolerances(tuple(state), tuple(goal), self._param('constraints.goal_time'))
+        return jtc.SegmentTolerances(tuple(state), tuple(goal),
+                                     self._param('constraints.goal_time'))
 
     # --- time and state ---------------------------------------------------------------------
     def _now(self) -> float:

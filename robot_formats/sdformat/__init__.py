@@ -55,10 +55,10 @@ def resolve_document(path: str | Path, warnings: list[Diagnostic] | None = None,
                      load_nested: NestedLoader | None = None):
     """Every frame of an SDFormat file in the world, as libsdformat names and resolves them:
     ``{scoped name: ResolvedFrame}`` (models, links, joints, frames; all joints at zero)."""
-    from .dom import SdfModel, SdfWorld
-    from .frames import resolve_world
     from ..errors import XmlSyntaxError
     from ..xmlsafe import read_bytes
+    from .dom import SdfModel, SdfWorld
+    from .frames import resolve_world
     from .recover import recover_sdf
     warnings = warnings if warnings is not None else []
     try:

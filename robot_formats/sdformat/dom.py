@@ -9,7 +9,7 @@ resolves every pose; :mod:`.scene` turns the result into the neutral
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -116,7 +116,7 @@ class SdfModel:
     frames: list[SdfFrame] = field(default_factory=list)
     models: list[SdfModel] = field(default_factory=list)
     #: Set for models returned by a custom parser (interface API): called after resolution.
-    reposture: Callable[[object], None] | None = None
+    reposture: Callable[[Any], None] | None = None
     #: model frame pose in the canonical link frame (interface models only)
     interface_model_pose: np.ndarray | None = None
     initial_positions: dict[str, float] = field(default_factory=dict)

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import Diagnostic, FormatError, ReferenceError, SchemaError
-from ..model import WORLD, Frame, Joint, Link
+from ..model import WORLD, Collision, Frame, Joint, Link, Visual
 from ..transforms import pose_to_matrix
-from .dom import MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel, \
-    SdfVisualPose
+from .dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel,
+                  SdfVisualPose)
 from .interface import InterfaceModel
 
 if TYPE_CHECKING:
@@ -93,7 +93,8 @@ def _fill(model: SdfModel, inner, prefix: str, poses: dict, mounted: bool = Fals
 def _link(link: Link, pose: np.ndarray) -> SdfLink:
     out = SdfLink(link.name, PoseSpec(pose, MODEL_FRAME, link.line, True), link.line,
                   link.inertial)
-    for item in (*link.visuals, *link.collisions):
+    items: tuple[Visual | Collision, ...] = (*link.visuals, *link.collisions)
+    for item in items:
         out.shapes.append(SdfVisualPose(item, PoseSpec(pose_to_matrix(item.origin))))
     return out
 

@@ -285,7 +285,8 @@ class ModelFrames:
             for item in items:
                 # a joint whose frame has no name (see SdfJoint.has_frame); per item: the
                 # joints after it keep their own kind
-                item_kind = 'unnamed joint' if kind == 'joint' and not item.has_frame else kind
+                frameless = kind == 'joint' and not getattr(item, 'has_frame', True)
+                item_kind = 'unnamed joint' if frameless else kind
                 yield f'{prefix}::{item.name}', item_kind, item.name, self, prefix
         for nested in self.model.models:
             scoped = f'{prefix}::{nested.name}'

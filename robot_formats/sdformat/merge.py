@@ -54,7 +54,8 @@ def merge_into(ctx, parent: SdfModel | SdfWorld, included: SdfModel, siblings,
     def to_proxy(name: str) -> str:
         return proxy if name in ('', MODEL_FRAME) else name
 
-    for link in included.links:
+    for link in included.links:  # none when merging into a world (refused above)
+        assert isinstance(parent, SdfModel)
         link.pose.relative_to = to_proxy(link.pose.relative_to)
         siblings.claim(link.name, 'link', link.line)
         parent.links.append(link)

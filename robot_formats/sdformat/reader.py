@@ -21,15 +21,15 @@ from lxml import etree
 
 from ..errors import (Diagnostic, DuplicateNameError, FormatError, InvalidValueError,
                       ReferenceError, SchemaError, StructureError, UnsupportedError)
-from ..model import (Box, Capsule, Collision, Cylinder, Dynamics, Ellipsoid, Inertial,
-                     JointType, Limits, Material, Mesh, Plane, Sphere, Visual)
+from ..model import (Box, Capsule, Collision, Cylinder, Dynamics, Ellipsoid, Inertial, JointType,
+                     Limits, Material, Mesh, Plane, Sphere, Visual)
 from ..transforms import matrix_to_pose
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import read_xml
 from . import interface
+from .dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel, SdfPlugin,
+                  SdfVisualPose, SdfWorld)
 from .foreign import foreign_model, interface_to_model
-from .dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint, SdfLink, SdfModel,
-                  SdfPlugin, SdfVisualPose, SdfWorld)
 from .unflatten import unflatten
 from .uri import ResolverConfig, resolve_uri
 from .values import Ctx, boolean, child, children, number, parse_version, pose_of, text, vector
@@ -384,7 +384,7 @@ class SdfLoader:
         """The model an ``<include>`` names, with the include's overrides applied."""
         uri_element = child(element, 'uri')
         uri = text(uri_element)
-        if not uri:
+        if not uri or uri_element is None:
             raise SchemaError('<include> needs a <uri>', ctx.file, element.sourceline,
                               code='ATTRIBUTE_MISSING')
         override = _IncludeOverrides.read(self, ctx, element)
@@ -440,7 +440,9 @@ class SdfLoader:
         else:
             if parsed.model is None:  # the second include: read again, keep it as the template
                 parsed.model = self._read_included(ctx, path, key, include, parsed.root).model
+            assert parsed.model is not None  # not empty (checked above): a model was read
             model = _clone_model(parsed.model)
+        assert model is not None  # first includes hand out what _read_included read
         model.shape = key
         return model
 

@@ -16,7 +16,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import Diagnostic
-from ..model import WORLD, Frame, Joint, JointType, Limits, Link, Model, Pose, Scene
+from ..model import (WORLD, Collision, Frame, Joint, JointType, Limits, Link, Model, Pose, Scene,
+                     Visual)
 from ..transforms import invert, rotation_to_quat
 from .dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
 from .frames import ModelFrames, ResolvedFrame, resolve_world
@@ -134,7 +135,8 @@ class _Builder:
 
     def link(self, owner: ModelFrames, local: str, name: str, resolved: ResolvedFrame) -> Link:
         sdf = owner.links[local]
-        visuals, collisions = [], []
+        visuals: list[Visual] = []
+        collisions: list[Collision] = []
         for shape in sdf.shapes:
             matrix = shape.pose.matrix
             if shape.pose.relative_to:
@@ -143,7 +145,10 @@ class _Builder:
                 matrix = invert(owner.pose(local)) @ target @ matrix
             item = shape.item.__class__(**{**_fields(shape.item),
                                            'origin': matrix_to_pose(matrix)})
-            (visuals if item.__class__.__name__ == 'Visual' else collisions).append(item)
+            if isinstance(item, Visual):
+                visuals.append(item)
+            else:
+                collisions.append(item)
         return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
 
     def frame(self, resolved: ResolvedFrame, name: str, model_name: str) -> Frame:

@@ -41,7 +41,7 @@ def _rebuild(model: SdfModel, prefix: str, marker) -> None:
     def local(name: str) -> str:
         return MODEL_FRAME if name == head + MODEL_FRAME else _strip(name, prefix)
 
-    for link in [l for l in model.links if l.name.startswith(head)]:
+    for link in [each for each in model.links if each.name.startswith(head)]:
         model.links.remove(link)
         link.name = local(link.name)
         link.pose.relative_to = local(link.pose.relative_to)

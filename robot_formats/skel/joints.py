@@ -17,7 +17,8 @@ import numpy as np
 from lxml import etree
 
 from ..errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
-from ..model import DOF_SUFFIXES, WORLD, DofDynamics, Dynamics, JointType, Limits, Vec3
+from ..model import (DOF_SUFFIXES, WORLD, DofDynamics, Dynamics, JointType, Limits, Vec3,
+                     vec3)
 from ..xmlsafe import attr_float, local_name, required_attr
 from .rigid import Rigid
 from .values import Ctx, child, children, index, number, require, transformation, vector, warn
@@ -142,7 +143,7 @@ def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint) -> None:
                 value = _missing_axis(ctx, element, raw, tag, f'universal {tag}')
             else:
                 xyz, _ = _unit(ctx, sub, raw.name)
-                value = tuple(float(v) for v in xyz)  # DART uses universal axes as written
+                value = vec3(xyz)  # DART uses universal axes as written
             setattr(raw, slot, value)
     if raw.kind is JointType.EULER:
         order_el = require(ctx, element, 'axis_order', f'euler joint {raw.name!r}')
@@ -205,10 +206,10 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
     dofs = dofs or [_DofValues() for _ in range(count)]
     if 'dof' in kids:
         for dof in children(element, 'dof'):
-            slot = _dof_index(ctx, dof, raw)
-            if slot is None:
+            dof_slot = _dof_index(ctx, dof, raw)
+            if dof_slot is None:
                 continue
-            _dof_values(ctx, dof, dofs[slot], raw, slot)
+            _dof_values(ctx, dof, dofs[dof_slot], raw, dof_slot)
     for values in dofs:
         if values.position[0] > values.position[1]:
             warn(ctx, f'joint {raw.name!r}: lower limit {values.position[0]:g} is above upper '

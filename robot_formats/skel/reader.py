@@ -21,8 +21,8 @@ NameManager does.
 What DART loads this reader loads, with a warning (``SKEL_*``, see docs/real_world.md) for
 each irregularity it reads past: a second body of one name, a joint naming a missing body or
 a body's second parent joint (ignored, as DART ignores them), and the joint and shape cases in
-:mod:`.joints` and :mod:`.shapes`. Where DART crashes or refuses (a missing parent body, a cycle,
-text that is no number, an unknown shape, missing required elements) this reader raises a FormatError with file
+:mod:`.joints` and :mod:`.shapes`. Where DART crashes or refuses (a cycle, text that is no
+number, an unknown shape, missing required elements) this reader raises a FormatError with file
 and line.
 """
 
@@ -35,7 +35,7 @@ from lxml import etree
 
 from ..errors import CycleError, Diagnostic, InvalidValueError, SchemaError
 from ..model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType, Link, Material,
-                     Model, Pose, Scene, SoftBody, Vec3, Visual, dof_names)
+                     Model, Pose, Scene, SoftBody, Vec3, Visual, dof_names, vec3)
 from ..xmlsafe import local_name, read_xml, required_attr
 from .joints import RawJoint, read_joint
 from .rigid import Rigid, compose, inverse, to_pose
@@ -132,7 +132,8 @@ def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._E
             if tag != 'visualization_shape':
                 collisions.append(Collision(geometry, origin))
     return Link(name, _inertial(ctx, kids.get('inertia'), name, solids), tuple(visuals),
-                tuple(collisions), element.sourceline, _flag(ctx, kids.get('gravity'), True),
+                tuple(collisions), element.sourceline,
+                _flag(ctx, kids.get('gravity'), True) is not False,
                 _flag(ctx, kids.get('self_collide'), None), soft)
 
 
@@ -166,8 +167,9 @@ def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
         require(ctx, element, 'mass', f'<inertia> of body {name!r}')  # raises
     mass = number(ctx, mass_el)
     offset_el = parts.get('offset')
-    com = vector(ctx, offset_el) if offset_el is not None else (0.0, 0.0, 0.0)
+    com = vec3(vector(ctx, offset_el)) if offset_el is not None else (0.0, 0.0, 0.0)
     moments = parts.get('moment_of_inertia')
+    inertia: tuple[float, ...] | None
     if moments is not None:
         values = index(moments)
         inertia = tuple(number(ctx, values[key] if key in values else require(ctx, moments, key))
@@ -298,10 +300,11 @@ def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec
     solid of ``mass``, the mass shared by volume (what DART 6.20 does when
     ``<moment_of_inertia>`` is absent)."""
     solids = [(mesh_bounds(proxy, meshes), frame) for proxy, frame in solids]
-    volumes = [shape_volume(proxy) for proxy, _ in solids]
-    if not solids or None in volumes or mass <= 0:
+    known = [shape_volume(proxy) for proxy, _ in solids]
+    volumes = [v for v in known if v is not None]
+    if not solids or len(volumes) < len(known) or mass <= 0:
         return None
-    total = sum(volumes)  # type: ignore[arg-type]
+    total = sum(volumes)
     if total <= 0:  # only zero-size shapes
         return (0.0,) * 6
     parts = [shape_inertia(proxy, mass * v / total, frame, com)  # type: ignore[arg-type]

@@ -28,8 +28,8 @@ from lxml import etree
 
 from .. import meshes
 from ..errors import InvalidValueError, SchemaError
-from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Pose,
-                     SoftBody, Sphere, Vec3)
+from ..model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh, Plane, Pose, SoftBody,
+                     Sphere, Vec3, vec3)
 from ..urdf.reader import mesh_uri
 from ..xmlsafe import local_name
 from .rigid import IDENTITY, Rigid, translation
@@ -169,8 +169,9 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
     if kind in ('cylinder', 'capsule', 'cone'):
         radius = _size_value(ctx, shape, 'radius')
         height = _size_value(ctx, shape, 'height')
-        cls = {'cylinder': Cylinder, 'capsule': Capsule, 'cone': Cone}[kind]
-        return [(cls(radius, height), here)], None
+        solid: Geometry = (Cylinder(radius, height) if kind == 'cylinder' else
+                           Capsule(radius, height) if kind == 'capsule' else Cone(radius, height))
+        return [(solid, here)], None
     if kind == 'pyramid':
         sides = tuple(_size_value(ctx, shape, tag)
                       for tag in ('base_width', 'base_depth', 'height'))
@@ -186,7 +187,8 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
     if not spheres:
         raise SchemaError('<multi_sphere> needs at least one <sphere>', ctx.file,
                           shape.sourceline)
-    out, radii = [], []
+    out: list[tuple[Geometry, Rigid]] = []
+    radii: list[tuple[float, Rigid]] = []
     for sphere in spheres:
         position = child(sphere, 'position')
         offset = translation(*vector(ctx, position)) if position is not None else IDENTITY
@@ -197,9 +199,9 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
                  'it in its bounding box)', radius_el.sourceline, 'SKEL_INVALID_SIZE')
         out.append((Sphere(abs(radius)), offset))
         radii.append((radius, offset))
-    extents = tuple(max(o[axis] + r for r, o in radii) - min(o[axis] - r for r, o in radii)
-                    for axis in (9, 10, 11))  # the translation's x, y, z
-    return out, MultiSphere(extents)  # type: ignore[arg-type]
+    extents = vec3([max(o[axis] + r for r, o in radii) - min(o[axis] - r for r, o in radii)
+                    for axis in (9, 10, 11)])  # the translation's x, y, z
+    return out, MultiSphere(extents)
 
 
 def _mesh(ctx: Ctx, shape: etree._Element) -> Mesh:

@@ -4,8 +4,16 @@ See docs/tmp.md for the format as read, the semantics of grasps, placements and 
 and the configuration-tag mapping.
 """
 
-from .problem import (Action, ContinuousGrasp, DiscreteGrasp, Problem, ProblemObject,
-                      ProblemRobot, StablePose, SupportRegion)
+from .problem import (
+                      Action,
+                      ContinuousGrasp,
+                      DiscreteGrasp,
+                      Problem,
+                      ProblemObject,
+                      ProblemRobot,
+                      StablePose,
+                      SupportRegion,
+)
 from .reader import ROTATION_TOLERANCE, parse_problem_element
 
 __all__ = ['Action', 'ContinuousGrasp', 'DiscreteGrasp', 'Problem', 'ProblemObject',

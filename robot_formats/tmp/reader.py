@@ -20,8 +20,8 @@ from ..errors import (CycleError, Diagnostic, DuplicateNameError, FormatError, I
 from ..model import dof_names
 from ..xmlsafe import floats, local_name, parse_xml_bytes, read_bytes
 from .mapping import ConfigurationMapping, load_mapping, mapping_beside, unmapped_warning
-from .problem import (Action, ContinuousGrasp, DiscreteGrasp, Problem, ProblemObject,
-                      ProblemRobot, StablePose, SupportRegion, frozen_array)
+from .problem import (Action, ContinuousGrasp, DiscreteGrasp, Problem, ProblemObject, ProblemRobot,
+                      StablePose, SupportRegion, frozen_array)
 from .repair import QUIRK_STRAY_PAREN, repair_known_quirks
 
 if TYPE_CHECKING:
@@ -168,6 +168,13 @@ def _child(element: etree._Element, tag: str, ctx: _Ctx, required: bool = False
     return found[0] if found else None
 
 
+def _required(element: etree._Element, tag: str, ctx: _Ctx) -> etree._Element:
+    """The one child ``tag``; a SchemaError naming the parent when it is missing."""
+    found = _child(element, tag, ctx, required=True)
+    assert found is not None  # _child raised otherwise
+    return found
+
+
 def _text(element: etree._Element, ctx: _Ctx) -> str:
     text = (element.text or '').strip()
     if not text:
@@ -257,16 +264,16 @@ def existing_file(path: str | Path) -> bool:
 
 
 def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
-    name = _text(_child(element, 'name', ctx, required=True), ctx)
+    name = _text(_required(element, 'name', ctx), ctx)
     geom_element = _child(element, 'geom', ctx)
     geom = _text(geom_element, ctx) if geom_element is not None else None
     mesh_path = None
-    if geom is not None:
+    if geom is not None and geom_element is not None:
         mesh_path = str(_resolved(base / geom))
         if not existing_file(mesh_path):
             ctx.warn(f'object {name!r}: mesh {geom!r} not found ({mesh_path}); it is drawn as '
                      'its frame only', geom_element.sourceline, 'TMP_MESH_MISSING')
-    pose = _transform(_child(element, 'pose', ctx, required=True), ctx)
+    pose = _transform(_required(element, 'pose', ctx), ctx)
     moveable_element = _child(element, 'moveable', ctx)
     if moveable_element is None:
         ctx.warn(f'object {name!r} has no <moveable>; taken as false', element.sourceline)
@@ -279,8 +286,8 @@ def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
         if local_name(grasp) == 'gf':
             grasps.append(DiscreteGrasp(kind, _transform(grasp, ctx), grasp.sourceline))
         elif local_name(grasp) == 'gc':
-            template = _transform(_child(grasp, 'template', ctx, required=True), ctx)
-            axis = _axis(_child(grasp, 'axis', ctx, required=True), ctx)
+            template = _transform(_required(grasp, 'template', ctx), ctx)
+            axis = _axis(_required(grasp, 'axis', ctx), ctx)
             continuous.append(ContinuousGrasp(kind, template, axis, grasp.sourceline))
         else:
             ctx.warn(f'<{local_name(grasp)}> in <grasps> is neither <gf> nor <gc>; ignored',
@@ -316,21 +323,21 @@ def _support(element: etree._Element, ctx: _Ctx, name: str) -> SupportRegion | N
     if local_name(region) == 'sssp':
         bounds = []
         for axis in 'xyz':
-            low = _number(_child(region, f'{axis}min', ctx, required=True), ctx)
-            high = _number(_child(region, f'{axis}max', ctx, required=True), ctx)
+            low = _number(_required(region, f'{axis}min', ctx), ctx)
+            high = _number(_required(region, f'{axis}max', ctx), ctx)
             if low > high:
                 raise InvalidValueError(f'<sssp> of {name!r}: {axis}min {low:g} is greater than '
                                         f'{axis}max {high:g}', ctx.file, region.sourceline)
             bounds.append((low, high))
-        low, high = (frozen_array([b[i] for b in bounds]) for i in (0, 1))
-        kind = 'point' if low[0] == high[0] and low[1] == high[1] else 'rectangle'
-        return SupportRegion(kind, low, high, None, region.sourceline)
+        lowest, highest = (frozen_array([b[i] for b in bounds]) for i in (0, 1))
+        kind = 'point' if lowest[0] == highest[0] and lowest[1] == highest[1] else 'rectangle'
+        return SupportRegion(kind, lowest, highest, None, region.sourceline)
     points = []
     for point in _children(region):
         if local_name(point) != 'point':
             raise SchemaError(f'<pssp> holds <point> elements, not <{local_name(point)}>',
                               ctx.file, point.sourceline)
-        points.append([_number(_child(point, axis, ctx, required=True), ctx) for axis in 'xyz'])
+        points.append([_number(_required(point, axis, ctx), ctx) for axis in 'xyz'])
     if len(points) < 3:
         raise InvalidValueError(f'<pssp> of {name!r} has {len(points)} points; a polygon needs at '
                                 'least 3', ctx.file, region.sourceline)
@@ -359,7 +366,7 @@ def polygon_normal(points: np.ndarray) -> np.ndarray | None:
 
 
 def _stable_pose(element: etree._Element, ctx: _Ctx) -> StablePose:
-    template_element = _child(element, 'template', ctx, required=True)
+    template_element = _required(element, 'template', ctx)
     values = _numbers(template_element, ctx, (9, 12))
     if len(values) == 12:
         matrix = np.reshape(values, (3, 4))
@@ -370,8 +377,8 @@ def _stable_pose(element: etree._Element, ctx: _Ctx) -> StablePose:
     else:
         rotation = np.reshape(values, (3, 3))
     _rotation_checked(rotation, template_element, ctx)
-    axis = _axis(_child(element, 'axis', ctx, required=True), ctx)
-    distance_element = _child(element, 'distance', ctx, required=True)
+    axis = _axis(_required(element, 'axis', ctx), ctx)
+    distance_element = _required(element, 'distance', ctx)
     distance = _number(distance_element, ctx)
     return StablePose(frozen_array(rotation), axis, distance, element.sourceline)
 
@@ -383,8 +390,8 @@ def _actions(element: etree._Element, ctx: _Ctx) -> list[Action]:
             ctx.warn(f'<{local_name(action)}> in <AMmapping> is not an <action>; ignored',
                      action.sourceline)
             continue
-        name = _text(_child(action, 'name', ctx, required=True), ctx)
-        joints = _child(action, 'joints', ctx, required=True)
+        name = _text(_required(action, 'name', ctx), ctx)
+        joints = _required(action, 'joints', ctx)
         out.append(Action(name, tuple((joints.text or '').split()), action.sourceline))
     return out
 
@@ -394,8 +401,8 @@ _ROBOT_TAGS = {'name', 'urdf', 'basepose', 'movebase'}
 
 def _robot(element: etree._Element, ctx: _Ctx, base: Path, mapping: ConfigurationMapping,
            actions: dict[str, Action], load_robots: bool) -> ProblemRobot:
-    name = _text(_child(element, 'name', ctx, required=True), ctx)
-    urdf_element = _child(element, 'urdf', ctx, required=True)
+    name = _text(_required(element, 'name', ctx), ctx)
+    urdf_element = _required(element, 'urdf', ctx)
     description = _text(urdf_element, ctx)
     description_path = _resolved(base / description)
     basepose_element = _child(element, 'basepose', ctx)

@@ -26,9 +26,10 @@ import numpy as np
 from ..errors import InvalidValueError, ReferenceError, StructureError
 from ..kinematics import KinematicTree
 from ..model import WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene, Visual
-from ..transforms import (axis_angle, axis_angles, invert, matrix_to_pose,
-                          rotation_to_quat, rotations_to_quats)
-from .problem import ContinuousGrasp, Problem, ProblemObject, ProblemRobot, StablePose, SupportRegion
+from ..transforms import (axis_angle, axis_angles, invert, matrix_to_pose, rotation_to_quat,
+                          rotations_to_quats)
+from .problem import (ContinuousGrasp, Problem, ProblemObject, ProblemRobot, StablePose,
+                      SupportRegion)
 from .reader import existing_file, polygon_normal
 
 __all__ = ['GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame', 'grasp_set',
@@ -170,7 +171,7 @@ def pose_rows(frames: np.ndarray) -> np.ndarray:
 def support_normal(region: SupportRegion) -> np.ndarray:
     """The region's upward unit normal in the support frame: +z for points and rectangles; a
     polygon's plane normal, turned to point along +z (or kept if the plane is vertical)."""
-    if region.kind != 'polygon':
+    if region.kind != 'polygon' or region.points is None:
         return np.array([0.0, 0.0, 1.0])
     normal = polygon_normal(region.points)
     assert normal is not None  # the reader refuses degenerate polygons
@@ -180,16 +181,19 @@ def support_normal(region: SupportRegion) -> np.ndarray:
 def sample_support_points(region: SupportRegion, count: int, rng: np.random.Generator
                           ) -> np.ndarray:
     """``count`` points drawn uniformly over the region (support frame), shape (count, 3)."""
-    if region.kind == 'point':
-        return np.repeat(region.low[None, :], count, axis=0)
-    if region.kind == 'rectangle':
-        return region.low + rng.random((count, 3)) * (region.high - region.low)
+    low, high = region.low, region.high
+    if region.kind == 'point' and low is not None:
+        return np.repeat(low[None, :], count, axis=0)
+    if region.kind == 'rectangle' and low is not None and high is not None:
+        return low + rng.random((count, 3)) * (high - low)
+    assert region.points is not None  # a polygon has its points
     return _sample_polygon(region.points, count, rng)
 
 
 def _sample_polygon(points: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
     """Uniform points inside a planar (possibly non-convex) polygon, by rejection in its plane."""
     normal = polygon_normal(points)
+    assert normal is not None  # the reader refuses degenerate polygons
     u = points[1] - points[0]
     u = u / np.linalg.norm(u)
     v = np.cross(normal, u)
@@ -451,7 +455,8 @@ def robot_model(robot: ProblemRobot) -> Model:
     problem's configuration tags. A description whose root is the world (an SDFormat or SKEL
     world, or a URDF/HRDF model with a ``world`` link) gets a ``base`` link standing for that
     world frame: the scene has one world, so the robot's own ``world`` link cannot stay."""
-    tree: KinematicTree = robot.tree
+    tree = robot.tree
+    assert isinstance(tree, KinematicTree)  # problems read with their robots
     positions = {**tree.initial_positions, **robot.joint_positions}
     links = [link for link in tree.links.values() if link.name != WORLD]
     joints = list(tree.joints.values())
@@ -500,7 +505,7 @@ def problem_scene(problem: Problem) -> Scene:
     links, joints = [], []
     parents = problem.parent_of()
     for obj in problem.objects.values():
-        visuals = ()
+        visuals: tuple[Visual, ...] = ()
         if obj.mesh_path and existing_file(obj.mesh_path):
             visuals = (Visual(Mesh(Path(obj.mesh_path).as_uri()), name=obj.name),)
         links.append(Link(obj.name, visuals=visuals, line=obj.line))

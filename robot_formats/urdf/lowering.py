@@ -145,7 +145,7 @@ def _fold(joint: Joint, offset: np.ndarray) -> Joint | None:
     elif joint.type not in (JointType.FIXED, JointType.PRISMATIC):
         return None
     return _replace(joint, origin=matrix_to_pose(origin),
-                    axis=tuple(float(v) for v in axis), child_offset=IDENTITY)
+                    axis=(float(axis[0]), float(axis[1]), float(axis[2])), child_offset=IDENTITY)
 
 
 def _one_dof(name: str, axis: tuple[float, ...], rotational: bool, limit: Limits | None,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import NoReturn
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -33,7 +34,7 @@ from lxml import etree
 from ..errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
 from ..model import (Box, Capsule, Collision, Cylinder, Dynamics, Geometry, Inertial, Joint,
                      JointType, Limits, Link, Material, Mesh, Mimic, Model, Pose, Scene, Sphere,
-                     Visual)
+                     Visual, Vec3, vec3)
 from ..xmlrepair import UNDECLARED_NAMESPACE
 from ..xmlsafe import attr_float, floats, local_name, read_xml, required_attr
 
@@ -160,7 +161,7 @@ class _UrdfParser:
             return (1, 0)
         fields = text.split('.')
 
-        def refuse(why: str):
+        def refuse(why: str) -> NoReturn:
             raise InvalidValueError(f'<robot version={text!r}>: {why} (urdfdom reads versions '
                                     '1.0 to 1.2)', self.file, root.sourceline)
 
@@ -462,7 +463,7 @@ class _UrdfParser:
         return required_attr(ref, 'link', self.file)
 
     def axis(self, element: etree._Element, name: str, kind: JointType
-             ) -> tuple[tuple[float, ...], JointType]:
+             ) -> tuple[Vec3, JointType]:
         """The axis (1 0 0 when absent) and the joint kind: a joint whose axis has no direction
         cannot move, and is read as fixed."""
         axis_el = _urdf_child(element, 'axis')
@@ -478,7 +479,7 @@ class _UrdfParser:
             self.warn(f'{kind.value} joint {name!r} has the axis 0 0 0, about or along which '
                       'nothing moves: read as a fixed joint', axis_el, 'URDF_ZERO_AXIS')
             return (1.0, 0.0, 0.0), JointType.FIXED
-        return axis, kind
+        return vec3(axis), kind
 
     def joint_limits(self, element: etree._Element, name: str, kind: JointType,
                      type_name: str) -> tuple[Limits, ...]:
@@ -594,7 +595,7 @@ def _mimic_loops(joints: dict[str, Joint]) -> list[list[str]]:
     return loops
 
 
-def _plane_axes(normal: tuple[float, ...]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def _plane_axes(normal: tuple[float, ...]) -> tuple[Vec3, Vec3]:
     """Two in-plane axes t1, t2 with t1 × t2 = normal (X and Y for a Z normal)."""
     n = np.asarray(normal, dtype=float)
     n = n / np.linalg.norm(n)
@@ -602,5 +603,5 @@ def _plane_axes(normal: tuple[float, ...]) -> tuple[tuple[float, ...], tuple[flo
     t1 = helper - (helper @ n) * n
     t1 /= np.linalg.norm(t1)
     t2 = np.cross(n, t1)
-    return tuple(float(v) for v in t1), tuple(float(v) for v in t2)
+    return vec3(t1), vec3(t2)
 

@@ -20,9 +20,8 @@ from pathlib import Path
 from lxml import etree
 
 from ..kinematics import KinematicTree
-from ..model import (Box, Capsule, Collision, Cone, Cylinder, Ellipsoid, Geometry, Joint,
-                     JointType, Link, Material, Mesh, Model, Plane, Pose, Scene, Sphere, Visual,
-                     dof_names)
+from ..model import (Box, Capsule, Collision, Cone, Cylinder, Ellipsoid, Geometry, Joint, JointType,
+                     Link, Material, Mesh, Model, Plane, Pose, Scene, Sphere, Visual, dof_names)
 from ..transforms import matrix_to_pose, pose_to_matrix
 from .lowering import lower
 

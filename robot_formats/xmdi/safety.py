@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ..errors import Diagnostic
 from ..kinematics import KinematicTree
@@ -75,9 +76,9 @@ class RobotJoints:
                 limit = joint.limits[0] if joint.limits else None
                 bounded = limit is not None and joint.type is not JointType.CONTINUOUS
                 velocity = limit.velocity if limit is not None and limit.velocity else None
-                limits[name] = JointLimit(name, joint.type.value,
-                                          limit.lower if bounded else None,
-                                          limit.upper if bounded else None, velocity)
+                lower = limit.lower if bounded and limit is not None else None
+                upper = limit.upper if bounded and limit is not None else None
+                limits[name] = JointLimit(name, joint.type.value, lower, upper, velocity)
         return cls(limits, others)
 
     @classmethod
@@ -138,7 +139,7 @@ def _check_speeds(playback: Playback, robot: RobotJoints) -> None:
 
 def check_trajectory(joints: tuple[str, ...], points: list[TrajectoryPoint]) -> None:
     """joint_trajectory_controller's acceptance rules for a JointTrajectory."""
-    def reject(message: str) -> None:
+    def reject(message: str) -> NoReturn:
         raise MotionRejected('INVALID_TRAJECTORY', message)
 
     if not joints or len(set(joints)) != len(joints):
@@ -152,10 +153,12 @@ def check_trajectory(joints: tuple[str, ...], points: list[TrajectoryPoint]) -> 
                    f'({points[index - 1].time!r} then {point.time!r})')
         if len(point.positions) != len(joints) or not all(map(math.isfinite, point.positions)):
             reject(f'point {index} needs {len(joints)} finite positions')
-        if (point.velocities is not None) != with_velocities or (
-                with_velocities and (len(point.velocities) != len(joints)
-                                     or not all(map(math.isfinite, point.velocities)))):
+        velocities = point.velocities
+        if (velocities is not None) != with_velocities or (
+                velocities is not None and (len(velocities) != len(joints)
+                                            or not all(map(math.isfinite, velocities)))):
             reject(f'point {index}: velocities must be given for every joint in every point, '
                    'or for none')
-    if with_velocities and any(abs(v) > _TOLERANCE for v in points[-1].velocities):
+    last = points[-1].velocities
+    if last is not None and any(abs(v) > _TOLERANCE for v in last):
         reject('the last point must have zero velocity')
