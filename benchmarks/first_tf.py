@@ -48,7 +48,7 @@ def _frames(launch_file: str, path: Path) -> tuple[str, list[str]]:
             if name not in aliases and name != report['root']:
                 names.append(f'{scope}/{rest}' if sep and scope in robots else name)
         return report['root'], names
-    from robot_formats.description import Description
+    from robot_formats.runtime.description import Description
     tree = Description.load(path).urdf_tree
     return tree.root, [name for name in tree.forward({}) if name != tree.root]
 

@@ -62,7 +62,7 @@ def hebi_seconds(paths: list[Path], repeats: int = REPEATS) -> dict[str, float]:
 
 def run(seconds: float = 0.0) -> bool:
     import robot_formats
-    from robot_formats.hrdf import parse_hrdf_file
+    from robot_formats.formats.hrdf import parse_hrdf_file
 
     kits = sorted(CORPUS.rglob('*.hrdf'))
     hebi = hebi_seconds(kits)

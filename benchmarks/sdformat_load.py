@@ -97,7 +97,7 @@ def libsdformat_seconds(binary: Path, paths: list[Path], repeats: int, warmups: 
 # --- robot_formats -------------------------------------------------------------------------------
 
 def _our_config():
-    import robot_formats.sdformat as sdformat
+    import robot_formats.formats.sdformat as sdformat
     return sdformat.ResolverConfig(model_paths=list(MODEL_PATHS), package_paths=[CORPUS],
                                    use_environment=False)
 

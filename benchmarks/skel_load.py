@@ -94,7 +94,7 @@ class DartTimer:
 def loadable(paths: list[Path]) -> list[Path]:
     """The corpus files robot_formats loads (the others are refused with a FormatError)."""
     import robot_formats
-    from robot_formats.errors import FormatError
+    from robot_formats.core.errors import FormatError
     out = []
     for path in paths:
         try:
@@ -107,7 +107,7 @@ def loadable(paths: list[Path]) -> list[Path]:
 
 def run(seconds: float = 0.0) -> bool:
     import robot_formats
-    from robot_formats.skel import read_skel
+    from robot_formats.formats.skel import read_skel
 
     files = loadable(sorted(CORPUS.rglob('*.skel')))
     print(f'  corpus files robot_formats and DART both load, median of {REPEATS} loads each, '

@@ -11,11 +11,11 @@ The core library (everything except :mod:`robot_formats.nodes`) has no ROS impor
 Every failure is a :class:`FormatError` with ``file``, ``line`` and ``message``.
 """
 
-from .errors import Diagnostic, FormatError
-from .formats import LoadResult, load, registered
-from .kinematics import KinematicTree
-from .model import Joint, JointType, Link, Model, Pose, Scene
-from .urdf import urdf_string, write_urdf
+from robot_formats.core.errors import Diagnostic, FormatError
+from robot_formats.formats import LoadResult, load, registered
+from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.model import Joint, JointType, Link, Model, Pose, Scene
+from robot_formats.formats.urdf import urdf_string, write_urdf
 
 __version__ = '0.1.0'
 

@@ -131,7 +131,7 @@ def play_and_measure(domain: int, nodes: Nodes) -> bool:
     from robot_formats_interfaces.action import PlayMotion
     from sensor_msgs.msg import JointState
 
-    from robot_formats.xmdi import MotionModel, ServoMapping, read_xmdi
+    from robot_formats.formats.xmdi import MotionModel, ServoMapping, read_xmdi
 
     document, _ = read_xmdi(MOTIONS)
     model = MotionModel(document.motion(MOTION), ServoMapping.from_yaml(SERVO_MAP))

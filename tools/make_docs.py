@@ -1,6 +1,6 @@
 """Regenerate the committed pictures in docs/images/ from the bundled examples (`make docs`).
 
-Every picture is drawn by robot_formats.render exactly as `robot-formats render` draws it, so the
+Every picture is drawn by robot_formats.presentation.render exactly as `robot-formats render` draws it, so the
 documentation shows what the tool produces. The curated pictures below are posed for the tour;
 every other bundled example (any file under examples/ that loads with a kinematic tree, the same
 list `python -m benchmarks --only render` times) gets a smaller picture at its initial
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from robot_formats import FormatError, load  # noqa: E402
-from robot_formats import render  # noqa: E402
+from robot_formats.presentation import render  # noqa: E402
 
 IMAGES = ROOT / 'docs' / 'images'
 
@@ -42,7 +42,7 @@ class Picture:
     positions: dict[str, float] = field(default_factory=dict)
     options: dict = field(default_factory=dict)    #: RenderOptions fields
     motion: tuple | None = None     #: (times, dof names, rows) for a SampledTrajectory GIF
-    xmdi: str | None = None         #: an XMDI motion file to animate (robot_formats.xmdi)
+    xmdi: str | None = None         #: an XMDI motion file to animate (robot_formats.formats.xmdi)
     servo_map: str | None = None    #: the XMDI servo -> joint mapping YAML (--servo-map)
     overlays: str = ''              #: TMP problems: --problem-overlays list
 
@@ -140,7 +140,7 @@ def draw(picture: Picture) -> render.RenderReport:
         trajectory = render.SampledTrajectory(*picture.motion)
         return render.render_animation(result, trajectory, out, options, overlays)
     if picture.xmdi is not None:
-        from robot_formats.cli_render import load_motion
+        from robot_formats.cli.render import load_motion
         trajectory, label = load_motion(picture.xmdi, result, servo_map=picture.servo_map)
         report = render.render_animation(result, trajectory, out, options, overlays, label)
         shrink_gif(out)

@@ -13,7 +13,7 @@ Like robot_state_publisher, for every format and for floating and multi-DoF join
   is parsed completely first, and on failure the old model keeps being served.
 
 Frame ids are the document's frame names (see docs/nodes.md) with ``frame_prefix`` prepended
-literally. The node never parses XML itself: :class:`robot_formats.description.Description`.
+literally. The node never parses XML itself: :class:`robot_formats.runtime.description.Description`.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ from tf2_msgs.msg import TFMessage
 
 from robot_formats_interfaces.srv import Reload
 
-from ..description import Description, parse_positions
-from ..errors import FormatError
-from ..tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from .node_support import (LATCHED_QOS, guarded, joint_states_qos,
+from robot_formats.runtime.description import Description, parse_positions
+from robot_formats.core.errors import FormatError
+from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
+from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos,
                            raise_keyboard_interrupt_on_signals)
-from .tf_wire import TfMessageTemplate
+from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
 

@@ -45,7 +45,7 @@ Interfaces:
 * subscribes ``robot_description`` (std_msgs/String, transient local).
 
 Before anything moves, the play is checked against the robot model received on
-``robot_description`` (parsed by the library: :mod:`robot_formats.xmdi.safety`): every servo
+``robot_description`` (parsed by the library: :mod:`robot_formats.formats.xmdi.safety`): every servo
 drives a commandable joint, positions and velocities within limits, the trajectory obeys
 joint_trajectory_controller's rules. A failed check ends the goal (aborted) with success=false,
 the reason and an error code (PlayMotion.Result constants), and nothing is sent.
@@ -86,12 +86,13 @@ from robot_formats_interfaces.action import PlayMotion
 from robot_formats_interfaces.msg import MotionInfo
 from robot_formats_interfaces.srv import ListMotions
 
-from ..errors import FormatError
-from ..xmdi.library import MotionLibrary
-from ..xmdi.mapping import ServoMapping
-from ..xmdi.playback import Interpolation, Playback, PlayOptions, TrajectoryPoint, sample_times
-from ..xmdi.safety import MotionRejected, RobotJoints, check_play
-from .node_support import LATCHED_QOS, guarded, ignore_further_interrupts
+from robot_formats.core.errors import FormatError
+from robot_formats.formats.xmdi.library import MotionLibrary
+from robot_formats.formats.xmdi.mapping import ServoMapping
+from robot_formats.formats.xmdi.playback import (Interpolation, Playback, PlayOptions,
+                                                 TrajectoryPoint, sample_times)
+from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play
+from robot_formats.nodes.node_support import LATCHED_QOS, guarded, ignore_further_interrupts
 
 __all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg']
 

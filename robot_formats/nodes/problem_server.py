@@ -7,9 +7,9 @@ while a plan executes (docs/tmp.md, docs/guide-planner.md).
   Per robot (``robots.<robot>.publish_tf``) this node publishes them as description_publisher
   does (``all``: base at ``<basepose>`` and fixed joints on ``/tf_static``, moving joints on
   ``/tf`` from joint states, rate-capped by ``publish_frequency``; the same
-  :class:`~robot_formats.tf_solver.JointStateTf` rules), or only the base placement (``base``:
-  robot_state_publisher / description_publisher with ``frame_prefix:=<robot>/`` publishes the
-  rest), or nothing (``none``: Gazebo or another node publishes the whole robot).
+  :class:`~robot_formats.runtime.tf_solver.JointStateTf` rules), or only the base placement
+  (``base``: robot_state_publisher / description_publisher with ``frame_prefix:=<robot>/``
+  publishes the rest), or nothing (``none``: Gazebo or another node publishes the whole robot).
 * Objects are on ``/tf_static`` as children of their parent — ``world``, the object carrying
   them, or any TF frame such as a gripper link — so an attached object rides on its parent
   frame as TF reports it, whoever publishes that frame. Attach fixes the pose relative to the
@@ -30,8 +30,9 @@ while a plan executes (docs/tmp.md, docs/guide-planner.md).
   attachment (an object that is not moveable, a frame not on TF, a cycle) is answered
   ``success=false`` with a message, changes nothing, and the node keeps serving.
 
-The node never parses XML: robot_formats.tmp reads the problem (and holds its state:
-:class:`~robot_formats.tmp.semantics.ProblemState`), robot_formats.description the robots.
+The node never parses XML: robot_formats.formats.tmp reads the problem (and holds its state:
+:class:`~robot_formats.formats.tmp.semantics.ProblemState`), robot_formats.runtime.description the
+robots.
 """
 
 from __future__ import annotations
@@ -65,20 +66,20 @@ from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJ
                                           GetObject, GetPlacements, GetProblem, ListObjects,
                                           ResetProblem)
 
-from ..description import Description
-from ..errors import FormatError
-from ..formats import read_problem
-from ..model import WORLD
-from ..tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from ..tmp.problem import Problem
-from ..tmp.problem import ProblemObject as CoreObject
-from ..tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState, grasp_rows, grasp_set,
-                             placements, pose_rows)
-from ..transforms import quat_to_rotation, rotation_to_quat
-from .description_publisher import TF_QOS
-from .node_support import (LATCHED_QOS, guarded, joint_states_qos,
+from robot_formats.runtime.description import Description
+from robot_formats.core.errors import FormatError
+from robot_formats.formats import read_problem
+from robot_formats.core.model import WORLD
+from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
+from robot_formats.formats.tmp.problem import Problem
+from robot_formats.formats.tmp.problem import ProblemObject as CoreObject
+from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState,
+                                                 grasp_rows, grasp_set, placements, pose_rows)
+from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
+from robot_formats.nodes.description_publisher import TF_QOS
+from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos,
                            raise_keyboard_interrupt_on_signals)
-from .tf_wire import TfMessageTemplate
+from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 __all__ = ['ProblemServer', 'DrainingExecutor', 'draining_executor', 'main', 'DEFAULT_SAMPLES',
            'PUBLISH_TF_CHOICES', 'SERVICE_QOS']

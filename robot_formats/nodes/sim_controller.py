@@ -2,13 +2,13 @@
 
 The embedded target for machines without Gazebo or ros2_control. It loads the robot from the
 ``robot_description`` topic (or ``description_file``, read by any robot_formats reader), simulates
-it in MuJoCo (:mod:`robot_formats.mujoco_sim`: position servos, or the exact ``kinematic`` mode)
-and offers the interfaces of the controllers a real robot runs, with their semantics:
+it in MuJoCo (:mod:`robot_formats.runtime.mujoco_sim`: position servos, or the exact ``kinematic``
+mode) and offers the interfaces of the controllers a real robot runs, with their semantics:
 
 * joint_trajectory_controller: ``<trajectory_controller>/joint_trajectory``
   (trajectory_msgs/JointTrajectory) and ``<trajectory_controller>/follow_joint_trajectory``
   (control_msgs/action/FollowJointTrajectory): the same validation and error text
-  (:mod:`robot_formats.trajectory`), splines, tolerances, feedback, cancel = hold position;
+  (:mod:`robot_formats.runtime.trajectory`), splines, tolerances, feedback, cancel = hold position;
 * forward_command_controller: ``<forward_controller>/commands`` (std_msgs/Float64MultiArray,
   one value per joint, in ``joints`` order; any other size is ignored with a warning);
 * ``joint_states`` (sensor_msgs/JointState) at ``publish_rate``: every simulated 1-DoF joint.
@@ -39,11 +39,12 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from .. import trajectory as jtc
-from ..description import Description
-from ..errors import FormatError
-from ..mujoco_sim import MujocoRobot
-from .node_support import LATCHED_QOS, guarded, raise_keyboard_interrupt_on_signals
+from robot_formats.runtime import trajectory as jtc
+from robot_formats.runtime.description import Description
+from robot_formats.core.errors import FormatError
+from robot_formats.runtime.mujoco_sim import MujocoRobot
+from robot_formats.nodes.node_support import (LATCHED_QOS, guarded,
+                                              raise_keyboard_interrupt_on_signals)
 
 __all__ = ['SimController', 'main']
 

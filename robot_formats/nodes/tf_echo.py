@@ -21,8 +21,8 @@ from rclpy.node import Node
 from std_msgs.msg import String
 from tf2_ros import Buffer, TransformListener
 
-from ..transforms import quat_to_rotation, rotation_to_quat
-from .node_support import LATCHED_QOS
+from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
+from robot_formats.nodes.node_support import LATCHED_QOS
 
 __all__ = ['TfTreeReader', 'run_tf_echo']
 

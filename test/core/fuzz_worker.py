@@ -24,9 +24,9 @@ import warnings
 def read(kind: str, path: str) -> None:
     """Read ``path`` as a document (any format) or as one of the YAML side files."""
     from robot_formats.formats import load, read_document
-    from robot_formats.tmp.mapping import load_mapping
-    from robot_formats.urdf.writer import urdf_string
-    from robot_formats.xmdi.mapping import ServoMapping
+    from robot_formats.formats.tmp.mapping import load_mapping
+    from robot_formats.formats.urdf.writer import urdf_string
+    from robot_formats.formats.xmdi.mapping import ServoMapping
     if kind == 'tmp-mapping':
         load_mapping(path)
     elif kind == 'servo-map':  # and `motion --servo-map` with it on its motion file
@@ -46,8 +46,8 @@ def read(kind: str, path: str) -> None:
 
 def _sample_motions(path: str, mapping) -> None:
     """`robot-formats motion --json` without printing: every motion sampled at 50 Hz."""
-    from robot_formats.cli_motion import motions_document
-    from robot_formats.xmdi import DEFAULT_FRAME_PERIOD, MotionModel, read_xmdi
+    from robot_formats.cli.motion import motions_document
+    from robot_formats.formats.xmdi import DEFAULT_FRAME_PERIOD, MotionModel, read_xmdi
     document, _ = read_xmdi(path)
     models = [MotionModel(motion, mapping, DEFAULT_FRAME_PERIOD, 'cubic', path)
               for motion in document.motions]
@@ -55,7 +55,7 @@ def _sample_motions(path: str, mapping) -> None:
 
 
 def classify(kind: str, path: str) -> dict:
-    from robot_formats.errors import FormatError
+    from robot_formats.core.errors import FormatError
     try:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')  # numpy overflow warnings are not our outcome

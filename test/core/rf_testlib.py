@@ -1,7 +1,7 @@
 """Shared helpers for the core tests: references that are NOT robot_formats' own code.
 
 * SE(3) math written here from closed forms (Rodrigues, quaternion -> matrix), never
-  ``robot_formats.transforms``;
+  ``robot_formats.core.transforms``;
 * urdfdom's ``check_urdf`` (from the test venv) and pinocchio's URDF forward kinematics;
 * a random model generator covering every joint kind.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from shared_data import shared
 
-from robot_formats.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose, Scene,
+from robot_formats.core.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose, Scene,
                                  dof_names)
 
 ROOT = Path(__file__).resolve().parents[2]

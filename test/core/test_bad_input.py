@@ -19,8 +19,9 @@ import pytest
 
 import robot_formats
 from robot_formats import FormatError, KinematicTree
-from robot_formats import errors as E
-from robot_formats import cli, xmlsafe
+from robot_formats.core import errors as E
+from robot_formats import cli
+from robot_formats.core import xmlsafe
 
 from rf_testlib import FIXTURES, ROOT, check_urdf, run_cli
 
@@ -321,7 +322,7 @@ def test_cli_missing_directory_empty(tmp_path):
 
 def test_cli_oversize():
     path = BAD / 'urdf_invalid_oversize.urdf'
-    code = ('import sys\nimport robot_formats.xmlsafe as x\nx.MAX_XML_BYTES = 4096\n'
+    code = ('import sys\nimport robot_formats.core.xmlsafe as x\nx.MAX_XML_BYTES = 4096\n'
             'from robot_formats.cli import main\nsys.exit(main(sys.argv[1:]))\n')
     _assert_cli_error(run_cli('check', path, python_code=code), path, None)
     assert run_cli('check', path).returncode == 0

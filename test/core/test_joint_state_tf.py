@@ -1,4 +1,4 @@
-"""robot_formats.tf_solver.JointStateTf: the joint_states rules every TF-publishing node shares
+"""robot_formats.runtime.tf_solver.JointStateTf: the joint_states rules every TF-publishing node shares
 (description_publisher, problem_server), without ROS.
 
 On examples/urdf/arm_with_gripper.urdf (5 DoF; finger_right mimics finger_left): a message sets
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.description import Description
-from robot_formats.tf_solver import JointStateRefused, JointStateTf
+from robot_formats.runtime.description import Description
+from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf
 
 ARM = Path(__file__).resolve().parents[2] / 'examples' / 'urdf' / 'arm_with_gripper.urdf'
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import robot_formats
-from robot_formats import sdformat
+from robot_formats.formats import sdformat
 
 PACKAGE = Path(robot_formats.__file__).resolve().parent
 
@@ -82,14 +82,42 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert cycles({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}}) == [['a', 'b', 'c']]
 
 
-def test_formats_never_import_the_loader_above_them() -> None:
-    """A format package reads nested files through the load context, not the registry."""
+#: What each layer (robot_formats/<layer>/) may import: a layer sees only those below it.
+#: ``api`` is robot_formats/__init__.py (load, the errors); the CLI's ``tf-echo`` is a ROS client
+#: like the nodes.
+ALLOWED = {
+    'core': {'core'},
+    'formats': {'core', 'formats'},
+    'runtime': {'core', 'formats', 'runtime'},
+    'presentation': {'core', 'formats', 'runtime', 'presentation'},
+    'nodes': {'core', 'formats', 'runtime', 'presentation', 'nodes'},
+    'cli': {'api', 'core', 'formats', 'runtime', 'presentation', 'cli', 'nodes'},
+    'api': {'core', 'formats'},
+}
+
+
+def _layer(module: str) -> str:
+    parts = module.split('.')
+    return parts[1] if len(parts) > 1 else 'api'
+
+
+def test_every_layer_imports_only_the_layers_below() -> None:
     graph = import_graph()
-    loaders = {'robot_formats', 'robot_formats.formats', 'robot_formats.builtin_formats'}
-    for name, targets in graph.items():
-        if name.split('.')[1:2] and name.split('.')[1] in ('urdf', 'sdformat', 'skel', 'hrdf',
-                                                           'tmp', 'xmdi'):
-            assert not targets & loaders, (name, targets & loaders)
+    assert {_layer(name) for name in graph} == set(ALLOWED)  # every module is in a layer
+    wrong = sorted(f'{name} -> {target}' for name, targets in graph.items()
+                   for target in targets if _layer(target) not in ALLOWED[_layer(name)])
+    assert wrong == []
+
+
+def test_the_format_packages_read_nested_files_through_the_load_context() -> None:
+    """No format imports the registry (robot_formats.formats itself) or the built-in list."""
+    graph = import_graph()
+    registry = {'robot_formats', 'robot_formats.formats', 'robot_formats.formats.builtin'}
+    packages = [name for name in graph if len(name.split('.')) > 3
+                and name.split('.')[1] == 'formats']
+    assert len(packages) > 30  # urdf, sdformat, skel, hrdf, tmp and xmdi modules
+    for name in packages:
+        assert not graph[name] & registry, (name, graph[name] & registry)
 
 
 def test_no_process_wide_sdformat_configuration() -> None:

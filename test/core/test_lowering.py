@@ -1,5 +1,5 @@
 """Lowering any tree to URDF's vocabulary keeps every frame's pose; each joint kind moves as its
-closed form says (computed here from scratch, not with robot_formats.transforms)."""
+closed form says (computed here from scratch, not with robot_formats.core.transforms)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 
 import robot_formats
 from robot_formats import KinematicTree
-from robot_formats.kinematics import joint_motion
-from robot_formats.model import (IDENTITY, Joint, JointType, Link, Model, Pose, Scene, dof_names)
-from robot_formats.urdf import lower
+from robot_formats.core.kinematics import joint_motion
+from robot_formats.core.model import (IDENTITY, Joint, JointType, Link, Model, Pose, Scene, dof_names)
+from robot_formats.formats.urdf import lower
 
 from rf_testlib import (ALL_KINDS, ONE_DOF_CHAIN_KINDS, TOL, assert_check_urdf, hom, inv,
                         max_error, pinocchio_forward, pose_h, random_pose, random_positions,
@@ -110,7 +110,7 @@ def test_written_urdf_fk_matches_pinocchio(seed: int, kinds: str):
 # --- mimic joints survive lowering ------------------------------------------------------------
 
 def _screw_model(mimic_screw: bool) -> Scene:
-    from robot_formats.model import Mimic
+    from robot_formats.core.model import Mimic
     links = tuple(Link(n) for n in ('base', 'a', 'b'))
     lead = Joint('lead', JointType.REVOLUTE, 'base', 'a', Pose((0.1, 0.0, 0.0)), (0.0, 0.0, 1.0))
     screw = Joint('screw', JointType.SCREW, 'a', 'b', Pose((0.0, 0.2, 0.0)), (0.0, 1.0, 1.0),

@@ -19,10 +19,10 @@ import pytest
 
 import robot_formats
 from robot_formats import KinematicTree, cli
-from robot_formats.errors import (DuplicateNameError, InvalidValueError, SchemaError,
+from robot_formats.core.errors import (DuplicateNameError, InvalidValueError, SchemaError,
                                   StructureError)
-from robot_formats.model import Joint, JointType, Link, Mimic, Model, Scene
-from robot_formats.tf_solver import TransformSolver
+from robot_formats.core.model import Joint, JointType, Link, Mimic, Model, Scene
+from robot_formats.runtime.tf_solver import TransformSolver
 
 from rf_testlib import (FIXTURES, TOL, assert_check_urdf, check_urdf, max_error, pinocchio_forward,
                         quat_matrix, urdf_joint_values)
@@ -290,7 +290,7 @@ def test_written_urdf_mimics_the_leader_directly(tmp_path: Path):
 
 
 def test_mujoco_follows_the_leading_joint():
-    from robot_formats.mujoco_sim import MujocoRobot
+    from robot_formats.runtime.mujoco_sim import MujocoRobot
     tree = robot_formats.load(CHAIN).tree
     robot = MujocoRobot(CHAIN.read_text(), str(CHAIN))
     assert robot.joint_names == ['finger_joint']
@@ -305,7 +305,7 @@ def test_mujoco_follows_the_leading_joint():
 
 
 def test_motion_checks_name_the_leading_joint():
-    from robot_formats.xmdi.safety import RobotJoints
+    from robot_formats.formats.xmdi.safety import RobotJoints
     joints = RobotJoints.from_tree(robot_formats.load(CHAIN).tree)
     assert set(joints.limits) == {'finger_joint'}
     assert "'finger_joint'" in joints.others['right_pad_joint']

@@ -18,8 +18,9 @@ import pytest
 from lxml import etree
 
 import robot_formats
-from robot_formats import cli, xmlsafe
-from robot_formats.errors import Diagnostic, FormatError, UnsafeXmlError, XmlSyntaxError
+from robot_formats import cli
+from robot_formats.core import xmlsafe
+from robot_formats.core.errors import Diagnostic, FormatError, UnsafeXmlError, XmlSyntaxError
 
 from rf_testlib import FIXTURES, TOL, check_urdf, max_error, pinocchio_forward
 

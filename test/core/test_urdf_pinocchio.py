@@ -12,7 +12,7 @@ import pytest
 
 import robot_formats
 from robot_formats import FormatError, KinematicTree
-from robot_formats.errors import XmlSyntaxError
+from robot_formats.core.errors import XmlSyntaxError
 
 from rf_testlib import (CORPUS, TOL, assert_check_urdf, check_urdf, corpus_check_urdf_ok,
                         max_error, pinocchio_forward, urdf_joint_values)

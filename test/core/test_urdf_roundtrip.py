@@ -9,7 +9,7 @@ import pytest
 
 import robot_formats
 from robot_formats import KinematicTree
-from robot_formats.model import (Box, Cylinder, Dynamics, JointType, Limits, Material, Mesh,
+from robot_formats.core.model import (Box, Cylinder, Dynamics, JointType, Limits, Material, Mesh,
                                  Mimic, Sphere)
 
 from rf_testlib import CORPUS, FIXTURES, max_error, pose_h, random_positions
@@ -129,7 +129,7 @@ def test_mesh_uris_become_absolute_file_uris(models):
 
 def test_roundtrip_fk_identical(models):
     before, after, _ = models
-    from robot_formats.model import Scene
+    from robot_formats.core.model import Scene
     tree_a = KinematicTree(Scene('a', (before,)))
     tree_b = KinematicTree(Scene('b', (after,)))
     assert set(tree_a.dof_names) == set(tree_b.dof_names)
@@ -152,7 +152,7 @@ def test_corpus_roundtrip(path: Path, tmp_path: Path):
             expected = JointType.CONTINUOUS  # documented: an unlimited revolute is continuous
         assert types[joint.name] is expected, joint.name
         assert {j.name: j.mimic for j in after.joints}[joint.name] == joint.mimic
-    from robot_formats.model import Scene
+    from robot_formats.core.model import Scene
     tree_a, tree_b = KinematicTree(Scene('a', (before,))), KinematicTree(Scene('b', (after,)))
     q = random_positions(np.random.default_rng(1), tree_a.dof_names)
     error, where = max_error(tree_a.forward(q), tree_b.forward(q), tree_a.links)
@@ -166,7 +166,7 @@ GIMBAL_PITCHES = [np.pi / 2, -np.pi / 2, np.pi / 2 - 1e-7, -np.pi / 2 + 1e-9, np
 @pytest.mark.parametrize('pitch', GIMBAL_PITCHES)
 def test_origins_near_gimbal_lock_are_written_exactly(pitch: float, tmp_path: Path):
     """rpy extraction must stay exact near pitch = ±π/2 (asin there loses ~sqrt(eps))."""
-    from robot_formats.model import Joint, Link, Model, Pose, Scene
+    from robot_formats.core.model import Joint, Link, Model, Pose, Scene
     rng = np.random.default_rng(int(abs(pitch) * 1e6) % 1000)
     links = tuple(Link(f'l{i}') for i in range(9))
     joints = tuple(

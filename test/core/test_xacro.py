@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import robot_formats
-from robot_formats import errors as E
+from robot_formats.core import errors as E
 from robot_formats.formats import expand_xacro, load, load_text, read_document
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,11 +20,11 @@ import pytest
 from lxml import etree
 
 from hrdf_goldens import GOLDENS
-from robot_formats import errors as E
+from robot_formats.core import errors as E
 from robot_formats.formats import load
-from robot_formats.model import Box, Cylinder, Sphere
-from robot_formats.transforms import pose_to_matrix
-from robot_formats.urdf.writer import urdf_string
+from robot_formats.core.model import Box, Cylinder, Sphere
+from robot_formats.core.transforms import pose_to_matrix
+from robot_formats.formats.urdf.writer import urdf_string
 
 COMPONENTS = json.loads((GOLDENS / 'components.json').read_text())
 TOL = 1e-6

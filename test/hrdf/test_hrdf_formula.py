@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from robot_formats.errors import InvalidValueError
-from robot_formats.hrdf.formula import FormulaError, evaluate, is_plain_number, leading_number
-from robot_formats.hrdf.values import Attrs
-from robot_formats.hrdf.versions import Version
+from robot_formats.core.errors import InvalidValueError
+from robot_formats.formats.hrdf.formula import FormulaError, evaluate, is_plain_number, leading_number
+from robot_formats.formats.hrdf.values import Attrs
+from robot_formats.formats.hrdf.versions import Version
 
 # --- the spec's "floating point" type ---------------------------------------------------------
 

@@ -17,7 +17,7 @@ import pytest
 from hrdf_goldens import (GOLDENS, com_elements, corpus_goldens, element_names,
                           end_effector_elements, matrix, output_frame_names, source_of)
 from robot_formats.formats import load
-from robot_formats.transforms import pose_to_matrix
+from robot_formats.core.transforms import pose_to_matrix
 
 TOL = 1e-6
 GOLDEN_FILES = corpus_goldens()

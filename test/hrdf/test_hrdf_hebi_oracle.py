@@ -15,7 +15,7 @@ import pytest
 
 from kit_generator import generate
 from robot_formats.formats import load
-from robot_formats.transforms import pose_to_matrix
+from robot_formats.core.transforms import pose_to_matrix
 
 TOL = 1e-6
 VERSIONS = ['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0', '1.5.0', '1.6.0']
@@ -86,7 +86,7 @@ def test_random_kit_urdf_matches_hebi_in_pinocchio(oracle, tmp_path: Path, seed:
     """The URDF (gear ratios as mimic joints, prismatic joints, trees) passes check_urdf and
     pinocchio places every output frame where hebi-py does."""
     from rf_testlib import assert_check_urdf, pinocchio_forward, urdf_joint_values
-    from robot_formats.urdf.writer import urdf_string
+    from robot_formats.formats.urdf.writer import urdf_string
 
     kit, path, q, hebi = oracle[seed]
     result = load(path)

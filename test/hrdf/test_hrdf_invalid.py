@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hrdf_goldens import INVALID
-from robot_formats import errors as E
+from robot_formats.core import errors as E
 from robot_formats.formats import load
 
 VERDICTS = json.loads((INVALID / 'verdicts.json').read_text())

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats import errors as E
+from robot_formats.core import errors as E
 from robot_formats.formats import load
-from robot_formats.hrdf import parse_hrdf_file
-from robot_formats.model import JointType, Mesh
+from robot_formats.formats.hrdf import parse_hrdf_file
+from robot_formats.core.model import JointType, Mesh
 
 ROOT = Path(__file__).resolve().parents[2]
 X5_HEIGHT = 0.03105

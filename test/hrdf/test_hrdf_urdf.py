@@ -14,7 +14,7 @@ import pytest
 from hrdf_goldens import GOLDENS, corpus_goldens, element_names, output_frame_names, source_of
 from rf_testlib import assert_check_urdf, pinocchio_forward, urdf_joint_values
 from robot_formats.formats import load
-from robot_formats.urdf.writer import urdf_string
+from robot_formats.formats.urdf.writer import urdf_string
 
 TOL = 1e-6
 GOLDEN_FILES = corpus_goldens()

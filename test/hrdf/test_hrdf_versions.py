@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats import errors as E
+from robot_formats.core import errors as E
 from robot_formats.formats import load
 
 TOL = 1e-6

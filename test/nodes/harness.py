@@ -9,7 +9,7 @@ Rules these helpers enforce:
   take 2.75 s;
 * the node under test is always stopped in teardown (SIGINT, then SIGKILL after a timeout).
 
-The math here is written from closed forms and never calls ``robot_formats.transforms``.
+The math here is written from closed forms and never calls ``robot_formats.core.transforms``.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 import robot_formats
-from robot_formats.description import Description
-from robot_formats.model import JointType, dof_names
+from robot_formats.runtime.description import Description
+from robot_formats.core.model import JointType, dof_names
 
 from .harness import (ARM, DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, TIMEOUT, TOL,
                       NodeProcess, RosSide, any_tf_with_stamp, assert_poses_equal, canonical_xml,

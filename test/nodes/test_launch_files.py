@@ -39,7 +39,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_ros import Buffer, TransformListener
 
-from robot_formats.description import Description
+from robot_formats.runtime.description import Description
 
 from .harness import DESCRIPTION_QOS, ROOT, Launcher, quat_to_matrix, transform_matrix
 

@@ -3,7 +3,7 @@ action server, the checks that keep a bad play from moving anything, cancel, and
 
 Independent references: key-frame interpolation and trajectory times are recomputed here from
 the XMDI text written by the test (:func:`expected_positions`, :func:`expected_ns`), never with
-robot_formats.xmdi; the action-mode server is the real sim_controller node (kinematic mode) or a
+robot_formats.formats.xmdi; the action-mode server is the real sim_controller node (kinematic mode) or a
 FollowJointTrajectory server written here that fails with a chosen error code.
 
 Cubic mode is checked where an independent value exists: the points at a servo's own key frames

@@ -29,9 +29,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from robot_formats import trajectory as jtc
-from robot_formats.description import Description
-from robot_formats.mujoco_sim import MujocoRobot
+from robot_formats.runtime import trajectory as jtc
+from robot_formats.runtime.description import Description
+from robot_formats.runtime.mujoco_sim import MujocoRobot
 
 from .harness import ARM, DESCRIPTION_QOS, ROOT, TIMEOUT
 
@@ -407,7 +407,7 @@ def test_controller_manager_yaml_names_real_parameters_and_robot_joints(file, ro
 
 def test_gz_ros2_control_example_is_the_bundled_arm_with_valid_controls(tmp_path):
     import xml.etree.ElementTree as ET
-    from robot_formats.mujoco_sim import robot_from_urdf
+    from robot_formats.runtime.mujoco_sim import robot_from_urdf
     from .harness import run_check_urdf
     text = (CONTROLLERS / 'arm_with_gripper_gz.urdf.xacro').read_text()
     root, arm = ET.fromstring(text), ET.parse(ARM).getroot()

@@ -28,7 +28,7 @@ import pytest
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from robot_formats.description import Description
+from robot_formats.runtime.description import Description
 
 from .harness import (TF_QOS, TF_STATIC_QOS, assert_poses_equal, compose, edges_of,
                       run_check_urdf, stamp_of, urdf_names)

@@ -22,9 +22,9 @@ from geometry_msgs.msg import TransformStamped
 from tf2_msgs.msg import TFMessage
 
 from robot_formats import formats
-from robot_formats.description import Description
-from robot_formats.kinematics import KinematicTree
-from robot_formats.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose,
+from robot_formats.runtime.description import Description
+from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose,
                                  Scene)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 

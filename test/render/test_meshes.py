@@ -1,7 +1,7 @@
 """Collada (.dae) meshes, the most common mesh format of ROS description packages, wherever
 meshes are read: rendering, the MuJoCo simulation's collision boxes, and DART's inertia in SKEL
 (test_real_world_skel.py compares that one with dartpy). One module reads them all
-(robot_formats/meshes.py): pycollada through trimesh, after the safe XML parser, the document's
+(robot_formats/core/meshes.py): pycollada through trimesh, after the safe XML parser, the document's
 ``<unit meter>`` applied as Gazebo, rviz and DART apply it.
 """
 
@@ -15,10 +15,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from robot_formats import meshes, render
+from robot_formats.core import meshes
+
+from robot_formats.presentation import render
 from robot_formats.formats import load, load_text
-from robot_formats.mujoco_sim import mujoco_urdf
-from robot_formats.model import Box
+from robot_formats.runtime.mujoco_sim import mujoco_urdf
+from robot_formats.core.model import Box
 
 from shared_data import shared
 

@@ -1,4 +1,4 @@
-"""``robot-formats render`` and robot_formats.render: pictures that show what the model says.
+"""``robot-formats render`` and robot_formats.presentation.render: pictures that show what the model says.
 
 References: the geometry of the fixtures (a red block on a +x slider must appear right of the
 fixed blue block, further at a larger opening), trimesh's own reading of the bundled meshes for
@@ -19,9 +19,9 @@ import pytest
 from PIL import Image
 
 import robot_formats
-from robot_formats import render
-from robot_formats.errors import FormatError
-from robot_formats.model import Box, Cone, Capsule, Cylinder, Ellipsoid, Mesh, Plane, Sphere
+from robot_formats.presentation import render
+from robot_formats.core.errors import FormatError
+from robot_formats.core.model import Box, Cone, Capsule, Cylinder, Ellipsoid, Mesh, Plane, Sphere
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / 'fixtures'

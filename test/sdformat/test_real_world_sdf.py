@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from robot_formats import cli
-from robot_formats.errors import FormatError, InvalidValueError, ReferenceError, StructureError
+from robot_formats.core.errors import FormatError, InvalidValueError, ReferenceError, StructureError
 from robot_formats.formats import load
 
 REAL = Path(__file__).resolve().parent.parent / 'fixtures' / 'real_world'

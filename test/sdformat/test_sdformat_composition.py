@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.errors import FormatError
+from robot_formats.core.errors import FormatError
 from robot_formats.formats import load
-from robot_formats.transforms import rpy_to_rotation
+from robot_formats.core.transforms import rpy_to_rotation
 
 FIXTURES = Path(__file__).parent / 'fixtures'
 
@@ -300,7 +300,7 @@ def test_model_uri_through_search_path_and_model_config(tmp_path: Path, monkeypa
 
 
 def test_package_uri_through_package_map(tmp_path: Path) -> None:
-    import robot_formats.sdformat as sdformat
+    import robot_formats.formats.sdformat as sdformat
     write(tmp_path, 'pkg/models/child.sdf', sdf(CHILD))
     top = write(tmp_path, 'top.sdf', sdf('<world name="w"><include><uri>package://my_pkg/models/'
                                          'child.sdf</uri></include></world>'))
@@ -338,7 +338,7 @@ def test_include_cycle_is_an_error(tmp_path: Path) -> None:
 
 
 def test_include_depth_is_bounded(tmp_path: Path) -> None:
-    import robot_formats.sdformat as sdformat
+    import robot_formats.formats.sdformat as sdformat
     for level in range(6):
         write(tmp_path, f'm{level}.sdf', sdf(f'<model name="m{level}"><link name="l"/>'
                                              f'<include><uri>m{level + 1}.sdf</uri></include>'

@@ -9,7 +9,7 @@ import io
 import re
 from pathlib import Path
 
-import robot_formats.sdformat as sdformat
+import robot_formats.formats.sdformat as sdformat
 
 DOC = Path(__file__).resolve().parents[2] / 'docs' / 'sdformat.md'
 

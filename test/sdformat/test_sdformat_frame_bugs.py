@@ -85,6 +85,6 @@ def test_an_sdformat_joint_named_like_its_child_stays_refused(tmp_path: Path) ->
     path.write_text('<sdf version="1.8"><model name="m"><link name="a"/><link name="b"/>'
                     '<joint name="b" type="fixed"><parent>a</parent><child>b</child></joint>'
                     '</model></sdf>')
-    from robot_formats.errors import FormatError
+    from robot_formats.core.errors import FormatError
     with pytest.raises(FormatError):
         load(path)

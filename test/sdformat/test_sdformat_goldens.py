@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import robot_formats.sdformat as sdformat
-from robot_formats.errors import FormatError
+import robot_formats.formats.sdformat as sdformat
+from robot_formats.core.errors import FormatError
 from robot_formats.formats import load as load_any
-from robot_formats.transforms import quat_to_rotation
+from robot_formats.core.transforms import quat_to_rotation
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 GOLDENS = shared('goldens', 'sdformat')

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import robot_formats.sdformat as sdformat
-from robot_formats.errors import FormatError
+import robot_formats.formats.sdformat as sdformat
+from robot_formats.core.errors import FormatError
 from robot_formats.formats import load
-from robot_formats.model import Pose
-from robot_formats.transforms import quat_to_rotation, rpy_to_rotation
+from robot_formats.core.model import Pose
+from robot_formats.core.transforms import quat_to_rotation, rpy_to_rotation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
 from rf_testlib import pinocchio_forward  # noqa: E402  (pinocchio reference, shared helper)
@@ -161,7 +161,7 @@ def _toy_parser(seen: list):
 
 
 def _inverse_pose(p: Pose) -> Pose:
-    from robot_formats.transforms import matrix_to_pose, pose_to_matrix
+    from robot_formats.core.transforms import matrix_to_pose, pose_to_matrix
     return matrix_to_pose(np.linalg.inv(pose_to_matrix(p)))
 
 
@@ -202,7 +202,7 @@ def test_custom_model_frames_join_the_graphs(toy) -> None:
     assert (include.local_model_name, include.absolute_model_name) == ('thing', 'top::thing')
     assert include.uri == 'thing.toy' and include.is_static is None
     # the reposture callback sees the resolved poses
-    from robot_formats.transforms import pose_to_matrix
+    from robot_formats.core.transforms import pose_to_matrix
     assert_pose(pose_to_matrix(graph.model_pose_in_world()), x_wm)
     assert_pose(pose_to_matrix(graph.frame_pose('port', 'core')),
                 np.linalg.inv(pose(0, 0, 1)) @ x_mp)

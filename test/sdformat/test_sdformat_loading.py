@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import robot_formats.sdformat as sdformat
-from robot_formats.errors import FormatError
+import robot_formats.formats.sdformat as sdformat
+from robot_formats.core.errors import FormatError
 from robot_formats.formats import load
-from robot_formats.sdformat.reader import SdfLoader
-from robot_formats.xmlsafe import read_xml
+from robot_formats.formats.sdformat.reader import SdfLoader
+from robot_formats.core.xmlsafe import read_xml
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 

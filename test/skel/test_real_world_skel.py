@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from robot_formats import cli
-from robot_formats.errors import FormatError
+from robot_formats.core.errors import FormatError
 from robot_formats.formats import load
 
 from shared_data import shared

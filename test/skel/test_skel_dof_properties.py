@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from robot_formats.errors import Diagnostic, InvalidValueError, SchemaError
+from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.formats import load
-from robot_formats.model import (Box, DofDynamics, Ellipsoid, JointType, Model, SoftBody,
+from robot_formats.core.model import (Box, DofDynamics, Ellipsoid, JointType, Model, SoftBody,
                                  dof_names)
-from robot_formats.skel import read_skel
+from robot_formats.formats.skel import read_skel
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 GOLDENS = shared('goldens', 'skel')

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.errors import (CycleError, FormatError, InvalidValueError, SchemaError,
+from robot_formats.core.errors import (CycleError, FormatError, InvalidValueError, SchemaError,
                                   XmlSyntaxError)
 from robot_formats.formats import load
-from robot_formats.transforms import quat_to_rotation
+from robot_formats.core.transforms import quat_to_rotation
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 GOLDENS = shared('goldens', 'skel')

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from robot_formats.errors import FormatError
+from robot_formats.core.errors import FormatError
 from robot_formats.formats import load
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.errors import (CycleError, FormatError, InvalidValueError, SchemaError,
+from robot_formats.core.errors import (CycleError, FormatError, InvalidValueError, SchemaError,
                                   UnsupportedError)
 from robot_formats.formats import load
-from robot_formats.model import (Capsule, Cone, Ellipsoid, JointType, Limits, Mesh, Plane,
+from robot_formats.core.model import (Capsule, Cone, Ellipsoid, JointType, Limits, Mesh, Plane,
                                  Sphere)
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
@@ -279,7 +279,7 @@ def _covering_sources() -> list[tuple[Path, object]]:
 def test_worlds_with_every_joint_and_shape_pass_check_urdf(tmp_path: Path) -> None:
     """Worlds covering every joint and shape kind: one URDF each (multi-DoF chains, helper
     links, masses, shapes), accepted by urdfdom's check_urdf, with a link per DART body."""
-    from robot_formats.urdf import urdf_string
+    from robot_formats.formats.urdf import urdf_string
     for source, result in _covering_sources():
         out = tmp_path / 'world.urdf'
         out.write_text(urdf_string(result.scene, result.tree))

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.errors import FormatError
+from robot_formats.core.errors import FormatError
 from robot_formats.formats import read_problem
-from robot_formats.tmp.semantics import FrameUnavailable, ProblemState
+from robot_formats.formats.tmp.semantics import FrameUnavailable, ProblemState
 
 PROBLEM = Path(__file__).resolve().parents[2] / 'examples' / 'tmp' / 'pick_and_place.xml'
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from robot_formats import errors
+from robot_formats.core import errors
 from robot_formats.formats import load
 from robot_formats.formats import read_problem
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats import errors
+from robot_formats.core import errors
 from robot_formats.formats import read_problem
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""TMP problem semantics against closed-form math written here (not robot_formats.transforms).
+"""TMP problem semantics against closed-form math written here (not robot_formats.core.transforms).
 
 Grasps: every sample of a continuous set is Rot(axis, θ_k) · template, i.e. G_k · T⁻¹ is a pure
 rotation about the axis by 2πk/N; world grasps are X_W_object · G. Placements: the object's
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.kinematics import KinematicTree
+from robot_formats.core.kinematics import KinematicTree
 from robot_formats.formats import read_problem
-from robot_formats.tmp.semantics import (ProblemState, grasp_samples, placements, problem_scene)
+from robot_formats.formats.tmp.semantics import (ProblemState, grasp_samples, placements, problem_scene)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / 'examples' / 'tmp'

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.description import Description
-from robot_formats.xmdi import MotionModel, Playback, PlayOptions, ServoMapping, read_xmdi
-from robot_formats.xmdi.safety import MotionRejected, RobotJoints, check_play
+from robot_formats.runtime.description import Description
+from robot_formats.formats.xmdi import MotionModel, Playback, PlayOptions, ServoMapping, read_xmdi
+from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play
 
 from bundled_reference import BUNDLES, EXAMPLES, ROOT, reference_motions, urdf_joints
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robot_formats.xmdi.document import Motion, ServoTrack
-from robot_formats.xmdi.playback import MotionModel, Playback, PlayOptions
+from robot_formats.formats.xmdi.document import Motion, ServoTrack
+from robot_formats.formats.xmdi.playback import MotionModel, Playback, PlayOptions
 
 MOTION = Motion('m', (ServoTrack('a', (0.0, 1.0, -0.5), (0, 10, 30)),
                       ServoTrack('b', (0.2, 0.4), (5, 20))))

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robot_formats.errors import DuplicateNameError, InvalidValueError, SchemaError
-from robot_formats.xmdi import (Motion, MotionModel, Playback, PlayOptions, ServoMapping,
+from robot_formats.core.errors import DuplicateNameError, InvalidValueError, SchemaError
+from robot_formats.formats.xmdi import (Motion, MotionModel, Playback, PlayOptions, ServoMapping,
                                 ServoTrack, read_xmdi)
-from robot_formats.xmdi.safety import MotionRejected, RobotJoints, check_play, check_trajectory
-from robot_formats.xmdi.playback import TrajectoryPoint
+from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play, check_trajectory
+from robot_formats.formats.xmdi.playback import TrajectoryPoint
 
 ROOT = Path(__file__).resolve().parents[2]
 ARM = ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from robot_formats.errors import DuplicateNameError, InvalidValueError, SchemaError, UnsupportedError
+from robot_formats.core.errors import DuplicateNameError, InvalidValueError, SchemaError, UnsupportedError
 from robot_formats.formats import load, read_document
-from robot_formats.xmdi import Motion, MotionDocument, ServoTrack, read_xmdi, xmdi_string
+from robot_formats.formats.xmdi import Motion, MotionDocument, ServoTrack, read_xmdi, xmdi_string
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / 'examples' / 'xmdi').glob('*.xmdi'))
@@ -163,7 +163,7 @@ def test_every_validation_error_has_class_line_and_sentence(case, tmp_path):
 
 
 def test_malformed_xml_and_entities_are_refused_by_xmlsafe(tmp_path):
-    from robot_formats.errors import UnsafeXmlError, XmlSyntaxError
+    from robot_formats.core.errors import UnsafeXmlError, XmlSyntaxError
     with pytest.raises(XmlSyntaxError):
         read_xmdi(write(tmp_path, '<xmdi><motions>\n<motion name="m"></motions></xmdi>'))
     with pytest.raises(UnsafeXmlError):

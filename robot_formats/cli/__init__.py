@@ -1,0 +1,246 @@
+"""``robot-formats``: the command-line contract (see docs/cli.md; keep it stable).
+
+Exit codes: 0 success; 1 the input is invalid (``file:line: message`` lines on stderr);
+2 the command line is wrong; 3 an internal error (a bug: please report it).
+Warnings go to stderr as ``file:line: warning: message`` and never change the exit code
+(except ``check --strict``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Sequence
+
+import numpy as np
+
+from robot_formats import formats
+from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
+                         add_world_option, configuration, load_file, print_warnings)
+from robot_formats.core.errors import FormatError
+from robot_formats.presentation.info_details import dof_notes, scene_notes
+from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
+
+__all__ = ['main', 'frames_document', 'EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE', 'EXIT_INTERNAL',
+           'UsageError']
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, 'command', None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.handler(args) or 0)
+    except FormatError as err:
+        print(f'{err}', file=sys.stderr)
+        return EXIT_INVALID
+    except UsageError as err:
+        print(f'robot-formats {args.command}: error: {err}', file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except Exception as err:  # noqa: BLE001 - the CLI promises no tracebacks
+        if os.environ.get('ROBOT_FORMATS_DEBUG'):
+            raise
+        print(f'robot-formats: internal error: {type(err).__name__}: {err} '
+              '(set ROBOT_FORMATS_DEBUG=1 for a traceback, and please report it)', file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='robot-formats',
+        description='Read robot, scene, problem and motion files; convert them to URDF; '
+                    'inspect their frames; run the ROS 2 nodes.')
+    from robot_formats import __version__
+    parser.add_argument('--version', action='version', version=f'robot-formats {__version__}')
+    sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+
+    check = sub.add_parser('check', help='validate a file (exit 0 valid, 1 invalid)')
+    check.add_argument('path')
+    check.add_argument('--strict', action='store_true', help='treat warnings as errors')
+    add_world_option(check)
+    check.set_defaults(handler=_cmd_check)
+
+    convert = sub.add_parser('convert', help='write a file as URDF')
+    convert.add_argument('path')
+    convert.add_argument('-o', '--output', required=True, help="output URDF path ('-' = stdout)")
+    add_world_option(convert)
+    convert.set_defaults(handler=_cmd_convert)
+
+    info = sub.add_parser('info', help='human summary: models, links, joints, DoF, frame tree')
+    info.add_argument('path')
+    add_world_option(info)
+    info.set_defaults(handler=_cmd_info)
+
+    frames = sub.add_parser('frames', help='the resolved frame tree, poses in the root frame')
+    frames.add_argument('path')
+    add_world_option(frames)
+    frames.add_argument('--positions', help='comma-separated values in the format\'s natural '
+                        'DoF order (see `info`)')
+    frames.add_argument('--set', action='append', default=[], metavar='JOINT=VALUE',
+                        help='set one DoF by name (repeatable)')
+    frames.add_argument('--json', action='store_true', help='machine-readable output')
+    frames.set_defaults(handler=_cmd_frames)
+
+
+    from robot_formats.cli.render import add_render_parser
+    add_render_parser(sub)
+
+    from robot_formats.cli.motion import add_motion_parser
+    add_motion_parser(sub)
+
+    echo = sub.add_parser('tf-echo', help='print the TF tree (through a tf2_ros Buffer) and '
+                          'robot_description received over ROS 2, then exit')
+    echo.add_argument('--description-topic', default='robot_description',
+                      help='the description topic (default: robot_description)')
+    echo.add_argument('--timeout', type=float, default=30.0)
+    echo.add_argument('--min-frames', type=int, default=1,
+                      help='wait until at least this many frames (root included) are known')
+    echo.add_argument('--json', action='store_true')
+    echo.set_defaults(handler=_cmd_tf_echo)
+
+    from robot_formats.cli.tmp import (add_parsers as add_tmp_parsers)
+    add_tmp_parsers(sub)
+    return parser
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    result = formats.read_document(args.path, world=args.world)  # any format, motions too
+    print_warnings(result)
+    if args.strict and result.warnings:
+        print(f'{args.path}: {len(result.warnings)} warning(s) in strict mode', file=sys.stderr)
+        return EXIT_INVALID
+    if result.kind != 'scene':
+        print(f'{args.path}: valid {result.format} ({result.document.summary()})')
+        return EXIT_OK
+    tree = result.tree
+    assert tree is not None
+    from robot_formats.formats.urdf import urdf_string
+    urdf_string(result.document, tree)  # everything must also be publishable
+    print(f'{args.path}: valid {result.format} ({len(tree.links)} links, {len(tree.joints)} '
+          f'joints, {len(tree.dof_names)} DoF)')
+    return EXIT_OK
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from robot_formats.formats.urdf import urdf_string
+    result, tree = load_file(args.path, args.world)
+    text = urdf_string(result.scene, tree)
+    if args.output == '-':
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        with open(args.output, 'w', encoding='utf-8') as stream:
+            stream.write(text)
+    except OSError as err:
+        raise FormatError(f'cannot write output: {err.strerror or err}', args.output) from err
+    print(f'wrote {args.output}', file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    result, tree = load_file(args.path, args.world)
+    scene = result.scene
+    print(f'{args.path}: {result.format}{" world" if scene.is_world else ""} {scene.name!r}')
+    for model in scene.models:
+        print(f'  model {model.name!r}: {len(model.links)} links, {len(model.joints)} joints, '
+              f'{len(model.frames)} frames{" (static)" if model.static else ""}')
+    kinds: dict[str, int] = {}
+    for joint in tree.joints.values():
+        kinds[joint.type.value] = kinds.get(joint.type.value, 0) + 1
+    print(f'  joints by kind: {", ".join(f"{k} {v}" for k, v in kinds.items()) or "none"}')
+    print(f'  degrees of freedom ({len(tree.dof_names)}, the order of --positions):')
+    q0 = tree.positions_vector()
+    notes = dof_notes(tree)
+    for index, name in enumerate(tree.dof_names):
+        note = f'  ({notes[name]})' if name in notes else ''
+        print(f'    {index:3d} {name} = {q0[index]:g}{note}')
+    if scene.physics:
+        print('  physics: ' + ', '.join(f'{k}={v}' for k, v in scene.physics.items()))
+    for line in scene_notes(tree):
+        print(f'  {line}')
+    print(f'  frames ({len(tree.order) + 1}):')
+    _print_tree(tree)
+    return EXIT_OK
+
+
+def _print_tree(tree: KinematicTree) -> None:
+    children: dict[str, list[str]] = {}
+    for name in tree.order:
+        children.setdefault(tree.edges[name].parent, []).append(name)
+
+    def walk(name: str, depth: int) -> None:
+        edge = tree.edges.get(name)
+        how = ''
+        if edge is not None:
+            how = f'  [{edge.joint.type.value} joint {edge.joint.name}]' if edge.joint else (
+                f'  [{edge.kind}]')
+        print(f'    {"  " * depth}{name}{how}')
+        for child in children.get(name, ()):
+            walk(child, depth + 1)
+
+    walk(tree.root, 0)
+
+
+def frames_document(result_format: str, tree: KinematicTree, q: np.ndarray) -> dict:
+    """The ``frames --json`` document (see docs/cli.md)."""
+    poses = tree.forward(q)
+    frames: dict[str, dict] = {}
+    for name in tree.frame_names():
+        pose = poses[name]
+        edge = tree.edges.get(name)
+        frames[name] = {
+            'parent': edge.parent if edge else None,
+            'xyz': [_clean(v) for v in pose[:3, 3]],
+            'quat': [_clean(v) for v in rotation_to_quat(pose[:3, :3])],
+        }
+    return {'format': result_format, 'root': tree.root, 'frames': frames}
+
+
+def _clean(value: float) -> float:
+    value = float(value)
+    return 0.0 if abs(value) < 1e-15 else value
+
+
+def _cmd_frames(args: argparse.Namespace) -> int:
+    result, tree = load_file(args.path, args.world)
+    q = configuration(tree, args.positions, args.set)
+    document = frames_document(result.format, tree, q)
+    if result.format == 'tmp':
+        from robot_formats.cli.tmp import problem_sections
+        document.update(problem_sections(args.path, document['frames']))
+    if args.json:
+        json.dump(document, sys.stdout, indent=1)
+        sys.stdout.write('\n')
+        return EXIT_OK
+    print(f'root: {document["root"]}')
+    for name, frame in document['frames'].items():
+        x, y, z = frame['xyz']
+        rpy = rotation_to_rpy(quat_to_rotation(frame['quat']))
+        print(f'{name}  (parent {frame["parent"]})  xyz {x:.6g} {y:.6g} {z:.6g}  '
+              f'rpy {rpy[0]:.6g} {rpy[1]:.6g} {rpy[2]:.6g}')
+    return EXIT_OK
+
+
+
+
+def _cmd_tf_echo(args: argparse.Namespace) -> int:
+    from robot_formats.nodes.tf_echo import run_tf_echo  # imports rclpy only here
+    return run_tf_echo(timeout=args.timeout, min_frames=args.min_frames, as_json=args.json,
+                       description_topic=args.description_topic)
+
+
+if __name__ == '__main__':
+    # `python -m robot_formats.cli` runs this file as __main__: call the imported module's main,
+    # so subcommand modules (cli_render, ...) raise the same UsageError class this one catches.
+    from robot_formats.cli import main as _main
+    sys.exit(_main())

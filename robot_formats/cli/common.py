@@ -1,0 +1,87 @@
+"""What every ``robot-formats`` command shares: exit codes, the usage error, loading a file
+with its warnings printed, and reading a configuration from ``--positions``/``--set``.
+
+The command modules (:mod:`.cli` and ``cli_*``) import this one; it imports none of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from robot_formats import formats
+from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.model import dof_names
+
+__all__ = ['EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE', 'EXIT_INTERNAL', 'UsageError',
+           'add_world_option', 'print_warnings', 'load_file', 'configuration']
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """A command-line argument is wrong (exit code 2)."""
+
+
+
+def add_world_option(command: argparse.ArgumentParser) -> None:
+    """``--world NAME``: which world of an SDFormat file holding several."""
+    command.add_argument('--world', metavar='NAME',
+                         help='the world to load from an SDFormat file holding several '
+                              '(default: the first, with a warning)')
+
+
+def print_warnings(result: formats.LoadResult | formats.DocumentResult) -> None:
+    """Warnings, then notes (information strict mode does not refuse), one line each."""
+    for label, diagnostics in (('warning', result.warnings), ('note', result.notes)):
+        for item in diagnostics:
+            print(f'{item.file or result.path}:{item.line or 0}: {label}: {item.message}'
+                  if item.line else f'{item.file or result.path}: {label}: {item.message}',
+                  file=sys.stderr)
+
+
+def load_file(path: str, world: str | None = None) -> tuple[formats.LoadResult, KinematicTree]:
+    """Load a scene file, its warnings and notes printed on stderr."""
+    result = formats.load(path, world=world)
+    print_warnings(result)
+    assert result.tree is not None
+    return result, result.tree
+
+
+def configuration(tree: KinematicTree, positions: str | None, sets: list[str]) -> np.ndarray:
+    """The tree's initial configuration with ``--positions`` (every DoF, in order) and
+    ``--set DOF=VALUE`` applied; UsageError naming what is wrong."""
+    q = tree.positions_vector()
+    if positions:
+        try:
+            values = [float(v) for v in positions.replace(' ', '').split(',') if v != '']
+        except ValueError as err:
+            raise UsageError(f'--positions: {err}') from err
+        if len(values) != len(tree.dof_names):
+            raise UsageError(f'--positions has {len(values)} values but the model has '
+                             f'{len(tree.dof_names)} degrees of freedom '
+                             f'({", ".join(tree.dof_names) or "none"})')
+        q[:] = values
+    for item in sets:
+        name, sep, value = item.partition('=')
+        if not sep:
+            raise UsageError(f'--set {item!r}: expected JOINT=VALUE')
+        index = tree.dof_index.get(name.strip())
+        if index is None:
+            joint = tree.joints.get(name.strip())
+            hint = ''
+            if joint is not None:
+                names = dof_names(joint)
+                hint = (f' (its DoFs: {", ".join(names)})' if names else
+                        ' (it is a fixed or mimic joint, with no coordinates of its own)')
+            raise UsageError(f'--set: {name.strip()!r} is not a degree of freedom of this '
+                             f'model{hint}')
+        try:
+            q[index] = float(value)
+        except ValueError as err:
+            raise UsageError(f'--set {item!r}: {err}') from err
+    if not np.all(np.isfinite(q)):
+        raise UsageError('positions must be finite numbers')
+    return q

@@ -1,0 +1,430 @@
+"""Forward kinematics of any scene, for any configuration and any joint kind.
+
+:class:`KinematicTree` flattens a :class:`~robot_formats.core.model.Scene` into one tree of named
+frames (links, explicit frames, the world root), with the scoped names the formats use
+(``model::link`` in worlds, bare names in URDF). It is built once per loaded document and is
+immutable; :meth:`KinematicTree.forward` and :func:`joint_motion` are stateless.
+
+Configurations are mappings from DoF names (:func:`robot_formats.core.model.dof_names`) to values,
+or vectors in :attr:`KinematicTree.dof_names` order (the tree's natural order: joints in
+document order, each joint's coordinates contiguous).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidValueError,
+                                       ReferenceError, StructureError)
+from robot_formats.core.model import (WORLD, Frame, Joint, JointType, Link, Mimic, Model, Scene,
+                                      dof_names)
+from robot_formats.core.transforms import (axis_angle, exp_rotvec, normalized,
+                                           pose_to_inverse_matrix, pose_to_matrix)
+
+__all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
+
+_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
+_ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
+_FIELDS: dict[type, tuple[attrgetter, dict[str, int]]] = {}  # class -> (all fields, positions)
+_IDENTITY_4X4 = np.eye(4)  # never handed out: _identity() returns copies
+
+
+def _identity() -> np.ndarray:
+    """A new 4×4 identity (a copy: a quarter of ``np.eye(4)``'s time; most edges need one)."""
+    return _IDENTITY_4X4.copy()
+
+
+def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
+    """``dataclasses.replace`` for the model's dataclasses (every field an init field), without
+    its per-call field introspection: scoping a world's members copies every link and joint of
+    every load, and the standard function costs about twice the construction itself."""
+    cls = type(obj)
+    known = _FIELDS.get(cls)
+    if known is None:
+        names = [f.name for f in fields(cls)]
+        known = _FIELDS[cls] = (attrgetter(*names), {name: i for i, name in enumerate(names)})
+    every_field, position = known
+    values = list(every_field(obj))
+    for name, value in changes.items():
+        values[position[name]] = value
+    return cls(*values)
+
+
+def scoped(prefix: str, name: str) -> str:
+    """``prefix::name``, or ``name`` when there is no prefix; ``world`` is never scoped."""
+    if not prefix or name == WORLD:
+        return name
+    return f'{prefix}::{name}'
+
+
+def joint_motion(joint: Joint, q: Sequence[float]) -> np.ndarray:
+    """The joint's motion ``M(q)`` (4×4, joint frame at q to joint frame at 0)."""
+    kind = joint.type
+    out = np.eye(4)
+    if kind is JointType.FIXED:
+        return out
+    if kind in (JointType.REVOLUTE, JointType.CONTINUOUS):
+        out[:3, :3] = axis_angle(normalized(joint.axis), q[0])
+    elif kind is JointType.PRISMATIC:
+        out[:3, 3] = normalized(joint.axis) * q[0]
+    elif kind is JointType.SCREW:
+        axis = normalized(joint.axis)
+        out[:3, :3] = axis_angle(axis, q[0])
+        out[:3, 3] = axis * (joint.pitch * q[0] / (2.0 * math.pi))
+    elif kind is JointType.UNIVERSAL:
+        assert joint.axis2 is not None
+        out[:3, :3] = axis_angle(normalized(joint.axis), q[0]) @ axis_angle(
+            normalized(joint.axis2), q[1])
+    elif kind is JointType.EULER:
+        rotation = np.eye(3)
+        for letter, angle in zip(joint.axis_order, q):
+            rotation = rotation @ axis_angle(_ROTATION_LETTERS[letter], angle)
+        out[:3, :3] = rotation
+    elif kind is JointType.BALL:
+        out[:3, :3] = exp_rotvec(q[:3])
+    elif kind is JointType.TRANSLATIONAL:
+        out[:3, 3] = q[:3]
+    elif kind is JointType.PLANAR:
+        t1, t2 = planar_axes(joint)
+        out[:3, 3] = q[0] * t1 + q[1] * t2
+        out[:3, :3] = axis_angle(np.cross(t1, t2), q[2])
+    elif kind is JointType.FLOATING:
+        out[:3, :3] = exp_rotvec(q[:3])
+        out[:3, 3] = q[3:6]
+    else:  # pragma: no cover - every JointType is handled above
+        raise AssertionError(kind)
+    return out
+
+
+def planar_axes(joint: Joint) -> tuple[np.ndarray, np.ndarray]:
+    """Orthonormal in-plane axes of a planar joint (Gram-Schmidt on axis, axis2)."""
+    t1 = normalized(joint.axis)
+    a2 = np.asarray(joint.axis2 if joint.axis2 is not None else _default_second_axis(t1))
+    t2 = normalized(a2 - (a2 @ t1) * t1)
+    return t1, t2
+
+
+def _default_second_axis(t1: np.ndarray) -> tuple[float, float, float]:
+    helper = np.array([0.0, 1.0, 0.0]) if abs(t1[1]) < 0.9 else np.array([0.0, 0.0, 1.0])
+    second = helper - (helper @ t1) * t1
+    return tuple(second / np.linalg.norm(second))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """How ``child`` hangs from ``parent``: through ``joint``, or rigidly at ``fixed``.
+
+    For joints: ``X_parent_child(q) = X_PJ · M(q) · X_JC``, with ``X_PJ`` = :attr:`origin` and
+    ``X_JC`` = :attr:`offset` precomputed as matrices.
+    """
+
+    child: str
+    parent: str
+    joint: Joint | None
+    origin: np.ndarray   # X_PJ (joints) or X_parent_child (fixed edges)
+    offset: np.ndarray   # X_JC (joints) or identity
+    kind: str            # 'link', 'frame' or 'model' (a model's root link placed in the world)
+
+    @property
+    def moving(self) -> bool:
+        return self.joint is not None and self.joint.type is not JointType.FIXED
+
+
+class KinematicTree:
+    """One tree of named frames built from a scene. Immutable after construction."""
+
+    def __init__(self, scene: Scene) -> None:
+        self.scene = scene
+        self.root: str = WORLD if scene.is_world else ''
+        self.links: dict[str, Link] = {}
+        self.joints: dict[str, Joint] = {}
+        self.frames: dict[str, Frame] = {}
+        self.edges: dict[str, Edge] = {}
+        self.initial_positions: dict[str, float] = {}
+        self._build(scene)
+        self.order: tuple[str, ...] = self._topological_order()
+        self.dof_names: tuple[str, ...] = tuple(
+            name for joint in self.joints.values() for name in dof_names(joint))
+        self.dof_index: dict[str, int] = {name: i for i, name in enumerate(self.dof_names)}
+        if len(self.dof_index) != len(self.dof_names):
+            self._refuse_duplicate_dofs()
+        self._refuse_joint_names_of_coordinates()
+        self._check_mimics()
+
+    # --- construction -----------------------------------------------------------------------
+    def _build(self, scene: Scene) -> None:
+        if not scene.is_world and len(scene.models) != 1:
+            raise StructureError('a document that is not a world holds exactly one model',
+                                 scene.source)
+        for model in scene.models:
+            prefix = model.name if scene.is_world else ''
+            self._add_model(model, prefix)
+        for frame in scene.frames:
+            self._add_frame(frame, '', scene.source)
+        for joint in scene.joints:
+            self._add_joint(joint, '', scene.source)
+        self._resolve_frames(scene)
+        if scene.is_world:
+            self._place_model_roots(scene)
+        else:
+            self.root = self._single_root(scene)
+
+    def _claim(self, name: str, line: int | None, source: str | None) -> None:
+        if name in self.links or name in self.frames or (self.root and name == self.root):
+            raise DuplicateNameError(f'the name {name!r} is used by more than one link or frame',
+                                     source, line)
+
+    def _add_model(self, model: Model, prefix: str) -> None:
+        for link in model.links:
+            name = scoped(prefix, link.name)
+            self._claim(name, link.line, model.source)
+            self.links[name] = link if name == link.name else _replace(link, name=name)
+        for frame in model.frames:  # one copy per member: scoped name and references at once
+            name = scoped(prefix, frame.name)
+            self._claim(name, frame.line, model.source)
+            self.frames[name] = frame if not prefix else _replace(
+                frame, name=name, attached_to=scoped(prefix, frame.attached_to))
+        for joint in model.joints:
+            if prefix:
+                mimic = joint.mimic and _replace(joint.mimic,
+                                                joint=scoped(prefix, joint.mimic.joint))
+                joint = _replace(joint, name=scoped(prefix, joint.name),
+                                parent=scoped(prefix, joint.parent),
+                                child=scoped(prefix, joint.child), mimic=mimic)
+            self._add_joint(joint, '', model.source)
+        for dof, value in model.initial_positions.items():
+            self.initial_positions[scoped(prefix, dof)] = value
+
+    def _add_frame(self, frame: Frame, prefix: str, source: str | None) -> None:
+        name = scoped(prefix, frame.name)
+        self._claim(name, frame.line, source)
+        self.frames[name] = frame if name == frame.name else _replace(frame, name=name)
+
+    def _add_joint(self, joint: Joint, prefix: str, source: str | None) -> None:
+        name = scoped(prefix, joint.name)
+        if name in self.joints:
+            raise DuplicateNameError(f'two joints are named {name!r}', source, joint.line)
+        if name != joint.name:
+            joint = _replace(joint, name=name)
+        for end in (joint.parent, joint.child):
+            if end not in self.links and not (end == WORLD and self.scene.is_world):
+                raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
+                                     source, joint.line)
+        if joint.type is JointType.EULER and (
+                len(joint.axis_order) != 3 or set(joint.axis_order) - set('xyz')):
+            raise InvalidValueError(f'euler joint {name!r} has axis order '
+                                    f'{joint.axis_order!r}; expected three of x, y, z',
+                                    source, joint.line)
+        if joint.parent == joint.child:
+            raise StructureError(f'joint {name!r} has the same parent and child {joint.child!r}',
+                                 source, joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
+        if joint.child in self.edges:
+            other = self.edges[joint.child].joint
+            raise StructureError(
+                f'link {joint.child!r} is the child of two joints ({other.name if other else "?"!r}'
+                f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
+        self.joints[name] = joint
+        offset = (_identity() if joint.child_offset.is_identity
+                  else pose_to_inverse_matrix(joint.child_offset))
+        self.edges[joint.child] = Edge(joint.child, joint.parent, joint,
+                                       pose_to_matrix(joint.origin), offset, 'link')
+
+    def _resolve_frames(self, scene: Scene) -> None:
+        for name, frame in self.frames.items():
+            target = frame.attached_to
+            known = target in self.links or target in self.frames or (
+                target == WORLD and scene.is_world)
+            if not known:
+                raise ReferenceError(f'frame {name!r} is attached to unknown frame {target!r}',
+                                     scene.source, frame.line)
+            if target == name:
+                raise CycleError(f'frame {name!r} is attached to itself', scene.source,
+                                 frame.line, code='FRAME_ATTACHED_TO_CYCLE')
+            self.edges[name] = Edge(name, target, None, pose_to_matrix(frame.pose), _identity(),
+                                    'frame')
+
+    def _place_model_roots(self, scene: Scene) -> None:
+        for model in scene.models:
+            for link in model.links:
+                name = scoped(model.name, link.name)
+                if name not in self.edges:
+                    self.edges[name] = Edge(name, WORLD, None, pose_to_matrix(model.pose),
+                                            _identity(), 'model')
+
+    def _single_root(self, scene: Scene) -> str:
+        roots = [name for name in self.links if name not in self.edges]
+        if not roots:
+            # Point at a joint of the loop: the parent joint of the first link.
+            first = next(iter(self.links), None)
+            joint = self.edges[first].joint if first is not None else None
+            raise CycleError('every link has a parent joint, so the joints form a loop',
+                             scene.source, joint.line if joint is not None else None)
+        if len(roots) > 1:
+            shown = ', '.join(repr(r) for r in roots[:5])
+            raise StructureError(f'the model has {len(roots)} root links ({shown}); '
+                                 'joints must connect every link into one tree', scene.source,
+                                 self.links[roots[1]].line)
+        return roots[0]
+
+    def _topological_order(self) -> tuple[str, ...]:
+        """Every non-root frame, parents before children; raises CycleError on loops."""
+        children: dict[str, list[str]] = {}
+        for name, edge in self.edges.items():
+            children.setdefault(edge.parent, []).append(name)
+        order: list[str] = []
+        stack = [self.root]
+        while stack:
+            for child in children.get(stack.pop(), ()):
+                order.append(child)
+                stack.append(child)
+        if len(order) != len(self.edges):
+            reached = set(order)
+            stuck = next(n for n in self.edges if n not in reached)
+            edge = self.edges[stuck]
+            line = edge.joint.line if edge.joint else self.frames[stuck].line
+            what = 'joints' if edge.joint else 'frames'
+            raise CycleError(f'{stuck!r} is part of a loop of {what} and never reaches '
+                             f'{self.root!r}', self.scene.source, line,
+                             code='FRAME_ATTACHED_TO_CYCLE' if what == 'frames' else 'CYCLE')
+        # Keep the document's order where the tree allows it: stable and readable.
+        position = {name: i for i, name in enumerate([*self.links, *self.frames])}
+        return tuple(_stable_topological(order, self.edges, position, self.root))
+
+    def _refuse_duplicate_dofs(self) -> None:
+        seen: dict[str, Joint] = {}
+        for joint in self.joints.values():
+            for name in dof_names(joint):
+                if name in seen:
+                    raise DuplicateNameError(
+                        f'joints {seen[name].name!r} and {joint.name!r} both have a degree of '
+                        f'freedom named {name!r} (a multi-DoF joint j names its coordinates '
+                        'j/<axis>); rename one of them', self.scene.source, joint.line)
+                seen[name] = joint
+
+    def _refuse_joint_names_of_coordinates(self) -> None:
+        """A joint may not be named like another joint's coordinate (``j/x``, ...) or a screw's
+        translation (``j/translation``): in URDF these become joints, in one namespace."""
+        for joint in self.joints.values():
+            generated = set(dof_names(joint)) - {joint.name}
+            if joint.type is JointType.SCREW:
+                generated.add(f'{joint.name}/translation')
+            for name in sorted(generated & self.joints.keys()):
+                raise DuplicateNameError(
+                    f'joint {name!r} is named like a coordinate of {joint.type.value} joint '
+                    f'{joint.name!r}, whose URDF form uses that name; rename it',
+                    self.scene.source, self.joints[name].line)
+
+    def _check_mimics(self) -> None:
+        """Check every mimic and resolve chains to the joint that leads them.
+
+        A joint following a joint that itself follows another (``c`` mimics ``b`` mimics
+        ``a``) follows the leader directly, multipliers and offsets composed:
+        q_c = m_c·(m_b·q_a + o_b) + o_c. The tree's joints and edges carry the resolved mimic,
+        so forward kinematics, TF, the URDF written, MuJoCo and motion checks all see one
+        level, as URDF tools expect.
+        """
+        resolved: dict[str, Joint] = {}
+        for name, joint in self.joints.items():
+            if joint.mimic is None:
+                continue
+            if joint.type not in _ONE_DOF:
+                raise StructureError(f'{joint.type.value} joint {joint.name!r} cannot mimic '
+                                     'another joint; only one-degree-of-freedom joints can',
+                                     self.scene.source, joint.line)
+            mimic = self._leading_mimic(joint)
+            if mimic != joint.mimic:
+                resolved[name] = _replace(joint, mimic=mimic)
+        for name, joint in resolved.items():
+            self.joints[name] = joint
+            self.edges[joint.child] = _replace(self.edges[joint.child], joint=joint)
+
+    def _leading_mimic(self, joint: Joint) -> Mimic:
+        """``joint``'s mimic expressed in the coordinate of the chain's leading joint."""
+        assert joint.mimic is not None
+        multiplier, offset = joint.mimic.multiplier, joint.mimic.offset
+        chain, target = [joint.name], joint.mimic.joint
+        leader = self.joints.get(target)
+        while leader is not None and leader.mimic is not None and leader.type in _ONE_DOF:
+            if leader.name in chain:
+                loop = chain[chain.index(leader.name):] + [leader.name]
+                raise StructureError(f'the joints {" -> ".join(repr(n) for n in loop)} mimic '
+                                     'each other in a loop', self.scene.source, joint.line,
+                                     code='MIMIC_LOOP')
+            chain.append(leader.name)
+            offset += multiplier * leader.mimic.offset
+            multiplier *= leader.mimic.multiplier
+            target = leader.mimic.joint
+            leader = self.joints.get(target)
+        if leader is None or leader.dof_count != 1:
+            through = f' (through {", ".join(repr(n) for n in chain[1:])})' if chain[1:] else ''
+            raise ReferenceError(f'joint {joint.name!r} mimics {target!r}{through}, which is not '
+                                 'a one-degree-of-freedom joint of this model',
+                                 self.scene.source, joint.line)
+        return Mimic(leader.name, multiplier, offset)
+
+    # --- queries ----------------------------------------------------------------------------
+    def frame_names(self) -> tuple[str, ...]:
+        """The root, then every frame parents-first."""
+        return (self.root, *self.order)
+
+    def positions_vector(self, positions: Mapping[str, float] | None = None) -> np.ndarray:
+        """A DoF vector: the initial configuration overridden by ``positions``."""
+        q = np.zeros(len(self.dof_names))
+        for source in (self.initial_positions, positions or {}):
+            for name, value in source.items():
+                index = self.dof_index.get(name)
+                if index is not None:
+                    q[index] = value
+        return q
+
+    def joint_values(self, joint: Joint, q: np.ndarray) -> list[float]:
+        """The coordinates of ``joint`` in the DoF vector ``q`` (mimic joints follow leaders)."""
+        if joint.mimic is not None:
+            lead = q[self.dof_index[joint.mimic.joint]]
+            return [joint.mimic.multiplier * lead + joint.mimic.offset]
+        return [float(q[self.dof_index[name]]) for name in dof_names(joint)]
+
+    def local_transform(self, name: str, q: np.ndarray) -> np.ndarray:
+        """X_parent_child of frame ``name`` at configuration ``q``."""
+        edge = self.edges[name]
+        if edge.joint is None or edge.joint.type is JointType.FIXED:
+            return edge.origin @ edge.offset
+        motion = joint_motion(edge.joint, self.joint_values(edge.joint, q))
+        return edge.origin @ motion @ edge.offset
+
+    def forward(self, positions: Mapping[str, float] | Sequence[float] | np.ndarray | None = None
+                ) -> dict[str, np.ndarray]:
+        """Pose of every frame in the root frame (``X_root_frame``), root included."""
+        if positions is None or isinstance(positions, Mapping):
+            q = self.positions_vector(positions)  # type: ignore[arg-type]
+        else:
+            q = np.asarray(positions, dtype=float)
+            if q.shape != (len(self.dof_names),):
+                raise ValueError(f'expected {len(self.dof_names)} positions, got {q.size}')
+        poses = {self.root: np.eye(4)}
+        for name in self.order:
+            poses[name] = poses[self.edges[name].parent] @ self.local_transform(name, q)
+        return poses
+
+
+def _stable_topological(order: Iterable[str], edges: Mapping[str, Edge],
+                        position: Mapping[str, int], root: str) -> list[str]:
+    """Parents first, otherwise in document order (depth-first over sorted children)."""
+    children: dict[str, list[str]] = {}
+    for name in order:
+        children.setdefault(edges[name].parent, []).append(name)
+    for names in children.values():
+        names.sort(key=lambda n: position.get(n, len(position)))
+    out: list[str] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node != root:
+            out.append(node)
+        stack.extend(reversed(children.get(node, [])))
+    return out

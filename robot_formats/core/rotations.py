@@ -1,0 +1,196 @@
+"""Rotations in numpy and plain floats: quaternions (x, y, z, w), rotation matrices, roll-pitch-yaw,
+axis-angle and rotation vectors. No robot model here: :mod:`robot_formats.core.model` builds on it,
+and :mod:`robot_formats.core.transforms` adds the poses.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ['normalized', 'quat_to_rotation', 'rotations_to_quats', 'rotation_to_quat',
+           'entries_to_quat', 'translation', 'axis_angle', 'axis_angles', 'exp_rotvec', 'invert',
+           'rotation_to_rpy', 'rpy_to_rotation']
+
+
+def normalized(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Unit vector; a zero vector raises ValueError (callers turn it into a typed error)."""
+    v = np.asarray(vector, dtype=float)
+    norm = float(np.linalg.norm(v))
+    if norm < 1e-12 or not math.isfinite(norm):
+        raise ValueError('axis has zero length')
+    return v / norm
+
+
+def quat_to_rotation(quat: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Rotation matrix of a quaternion (x, y, z, w); the quaternion is normalised first."""
+    x, y, z, w = (float(v) for v in quat)
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def rotations_to_quats(rotations: np.ndarray) -> np.ndarray:
+    """Quaternions (n, 4) = (x, y, z, w) with w >= 0 of rotation matrices (n, 3, 3).
+
+    Vectorised Shepperd's method: for each matrix, the largest of (w, x, y, z) is computed from
+    the diagonal and the rest from off-diagonal sums, which is well conditioned everywhere.
+    """
+    r = np.asarray(rotations, dtype=float).reshape(-1, 3, 3)
+    m00, m11, m22 = r[:, 0, 0], r[:, 1, 1], r[:, 2, 2]
+    trace = m00 + m11 + m22
+    candidates = np.stack([trace, m00, m11, m22], axis=1)
+    pick = np.argmax(candidates, axis=1)
+    q = np.empty((r.shape[0], 4))
+    # case w largest
+    s = np.sqrt(np.maximum(1.0 + trace, 1e-300)) * 2.0
+    cases = [
+        (s * 0.25, (r[:, 2, 1] - r[:, 1, 2]) / s, (r[:, 0, 2] - r[:, 2, 0]) / s,
+         (r[:, 1, 0] - r[:, 0, 1]) / s),
+    ]
+    sx = np.sqrt(np.maximum(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
+    cases.append(((r[:, 2, 1] - r[:, 1, 2]) / sx, sx * 0.25, (r[:, 0, 1] + r[:, 1, 0]) / sx,
+                  (r[:, 0, 2] + r[:, 2, 0]) / sx))
+    sy = np.sqrt(np.maximum(1.0 + m11 - m00 - m22, 1e-300)) * 2.0
+    cases.append(((r[:, 0, 2] - r[:, 2, 0]) / sy, (r[:, 0, 1] + r[:, 1, 0]) / sy, sy * 0.25,
+                  (r[:, 1, 2] + r[:, 2, 1]) / sy))
+    sz = np.sqrt(np.maximum(1.0 + m22 - m00 - m11, 1e-300)) * 2.0
+    cases.append(((r[:, 1, 0] - r[:, 0, 1]) / sz, (r[:, 0, 2] + r[:, 2, 0]) / sz,
+                  (r[:, 1, 2] + r[:, 2, 1]) / sz, sz * 0.25))
+    for index, (w, x, y, z) in enumerate(cases):
+        rows = pick == index
+        if rows.any():
+            q[rows] = np.stack([x[rows], y[rows], z[rows], w[rows]], axis=1)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    q[q[:, 3] < 0] *= -1.0
+    return q
+
+
+def rotation_to_quat(rotation: np.ndarray) -> tuple[float, float, float, float]:
+    """Quaternion (x, y, z, w), w >= 0, of one rotation matrix (Shepperd's method, scalar)."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = np.asarray(rotation, dtype=float).tolist()
+    return entries_to_quat(m00, m01, m02, m10, m11, m12, m20, m21, m22)
+
+
+def entries_to_quat(m00: float, m01: float, m02: float, m10: float, m11: float, m12: float,
+                    m20: float, m21: float, m22: float) -> tuple[float, float, float, float]:
+    """:func:`rotation_to_quat` of a rotation given as its nine entries, row by row, as floats
+    (for callers that keep rotations as plain floats, e.g. the SKEL reader)."""
+    trace = m00 + m11 + m22
+    largest = max(trace, m00, m11, m22)
+    if largest == trace:
+        s = math.sqrt(max(1.0 + trace, 1e-300)) * 2.0
+        w, x, y, z = s * 0.25, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
+    elif largest == m00:
+        s = math.sqrt(max(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
+        w, x, y, z = (m21 - m12) / s, s * 0.25, (m01 + m10) / s, (m02 + m20) / s
+    elif largest == m11:
+        s = math.sqrt(max(1.0 + m11 - m00 - m22, 1e-300)) * 2.0
+        w, x, y, z = (m02 - m20) / s, (m01 + m10) / s, s * 0.25, (m12 + m21) / s
+    else:
+        s = math.sqrt(max(1.0 + m22 - m00 - m11, 1e-300)) * 2.0
+        w, x, y, z = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, s * 0.25
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    if w < 0:
+        norm = -norm
+    return (x / norm, y / norm, z / norm, w / norm)
+
+
+def _rotation_entries(quat: Sequence[float] | np.ndarray) -> tuple[float, ...]:
+    """The nine entries, row by row, of :func:`quat_to_rotation` (same arithmetic) as floats."""
+    x, y, z, w = (float(v) for v in quat)
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
+    return (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+            2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+            2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y))
+
+
+_NO_ROTATION = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+
+
+def translation(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    matrix = np.eye(4)
+    matrix[:3, 3] = vector
+    return matrix
+
+
+def axis_angle(axis: Sequence[float] | np.ndarray, angle: float) -> np.ndarray:
+    """3×3 rotation by ``angle`` about the unit ``axis`` (Rodrigues)."""
+    x, y, z = axis
+    c, s = math.cos(angle), math.sin(angle)
+    t = 1.0 - c
+    return np.array([
+        [t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+        [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+        [t * x * z - s * y, t * y * z + s * x, t * z * z + c],
+    ])
+
+
+def axis_angles(axes: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Batched Rodrigues: rotations (n, 3, 3) about unit ``axes`` (n, 3) by ``angles`` (n,)."""
+    c = np.cos(angles)
+    s = np.sin(angles)
+    t = 1.0 - c
+    x, y, z = axes[:, 0], axes[:, 1], axes[:, 2]
+    out = np.empty((axes.shape[0], 3, 3))
+    out[:, 0, 0] = t * x * x + c
+    out[:, 0, 1] = t * x * y - s * z
+    out[:, 0, 2] = t * x * z + s * y
+    out[:, 1, 0] = t * x * y + s * z
+    out[:, 1, 1] = t * y * y + c
+    out[:, 1, 2] = t * y * z - s * x
+    out[:, 2, 0] = t * x * z - s * y
+    out[:, 2, 1] = t * y * z + s * x
+    out[:, 2, 2] = t * z * z + c
+    return out
+
+
+def exp_rotvec(rotvec: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Rotation matrix of a rotation vector (axis × angle): the SO(3) exponential map."""
+    v = np.asarray(rotvec, dtype=float)
+    angle = float(np.linalg.norm(v))
+    if angle < 1e-12:
+        k = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+        return np.eye(3) + k
+    return axis_angle(v / angle, angle)
+
+
+_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def invert(matrix: np.ndarray) -> np.ndarray:
+    """Inverse of a rigid transform (faster and exacter than a general inverse)."""
+    out = np.empty((4, 4))
+    rotation_t = matrix[:3, :3].T
+    out[:3, :3] = rotation_t
+    out[:3, 3] = -rotation_t @ matrix[:3, 3]
+    out[3] = _LAST_ROW
+    return out
+
+
+def rotation_to_rpy(rotation: np.ndarray) -> tuple[float, float, float]:
+    """Roll, pitch, yaw (URDF convention) of a rotation matrix, exact to rounding everywhere.
+
+    Pitch comes from atan2 (not asin, which loses ~1e-8 rad near ±π/2), and yaw is solved from
+    what remains after roll and pitch, so roll's error near gimbal lock is absorbed.
+    """
+    r = np.asarray(rotation, dtype=float)
+    cos_pitch = math.hypot(r[2, 1], r[2, 2])
+    pitch = math.atan2(-r[2, 0], cos_pitch)
+    roll = math.atan2(r[2, 1], r[2, 2]) if cos_pitch > 0.0 else 0.0
+    rest = r @ axis_angle((1.0, 0.0, 0.0), roll).T @ axis_angle((0.0, 1.0, 0.0), pitch).T
+    return (roll, pitch, math.atan2(rest[1, 0], rest[0, 0]))
+
+
+def rpy_to_rotation(rpy: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Rz(yaw) · Ry(pitch) · Rx(roll), the URDF/SDFormat convention."""
+    roll, pitch, yaw = rpy
+    return (axis_angle((0, 0, 1), yaw) @ axis_angle((0, 1, 0), pitch)
+            @ axis_angle((1, 0, 0), roll))

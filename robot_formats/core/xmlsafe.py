@@ -1,0 +1,262 @@
+"""Safe XML reading shared by every format parser.
+
+Robot descriptions come from strangers' repositories, so the parser is locked down: no DTD
+loading, no entity expansion (billion laughs), no external entities, no network access, and a
+bound on input size. A document that declares entities or points at an external DTD is refused
+with :class:`~robot_formats.core.errors.UnsafeXmlError` rather than parsed partially.
+
+Real files are read as the reference tools read them: a document libxml2 refuses but TinyXML2
+(the parser of urdfdom and libsdformat) reads (``--`` in a comment, an odd or misplaced XML
+declaration, an undeclared namespace prefix, ...) is read as TinyXML2 reads it, with a warning
+per irregularity (:mod:`robot_formats.core.xmlrepair`).
+
+Also the small typed accessors every parser needs (``attr_float``, ``vector``, ...), which turn
+bad text into :class:`~robot_formats.core.errors.InvalidValueError` with file and line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import os
+from collections.abc import Collection
+from pathlib import Path
+
+from lxml import etree
+
+from robot_formats.core import xmlrepair
+from robot_formats.core.errors import (Diagnostic, FileAccessError, FormatError, InvalidValueError,
+                                       SchemaError, UnsafeXmlError, XmlSyntaxError)
+
+__all__ = [
+    'MAX_XML_BYTES',
+    'parse_xml_bytes',
+    'read_xml',
+    'read_bytes',
+    'local_name',
+    'floats',
+    'required_attr',
+    'attr_float',
+    'text_floats',
+]
+
+#: Largest document accepted. Real robot files are far below this (atlas URDF: 64 kB).
+MAX_XML_BYTES = 64 * 1024 * 1024
+
+
+class _ExternalResource(Exception):
+    """Raised by :class:`_RefuseExternal` when libxml2 asks for an external resource."""
+
+
+class _RefuseExternal(etree.Resolver):
+    """Refuses every external DTD or entity libxml2 tries to load (defence in depth: some
+    option combinations, e.g. ``collect_ids=False``, make libxml2 read the external subset
+    and external parameter entities even with ``load_dtd=False``)."""
+
+    def resolve(self, url, pubid, context):  # noqa: ARG002 - lxml's signature
+        raise _ExternalResource(url or pubid or '(unnamed)')
+
+
+def _parser() -> etree.XMLParser:
+    # A new parser per call: lxml parsers are not thread-safe, and nodes may load in threads.
+    # Do not pass collect_ids=False: with it libxml2 opens the DOCTYPE's SYSTEM file.
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+        huge_tree=False, remove_comments=True, remove_pis=True)
+    parser.resolvers.add(_RefuseExternal())
+    return parser
+
+
+def _doctype_line(data: bytes) -> int | None:
+    index = data.find(b'<!DOCTYPE')
+    return data.count(b'\n', 0, index) + 1 if index >= 0 else None
+
+
+def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
+    """Read a file, turning OS errors and oversize input into typed errors.
+
+    ``limit`` defaults to the module's current :data:`MAX_XML_BYTES` (read at call time, so a
+    changed limit is checked before the file is read).
+    """
+    if not isinstance(path, Path):
+        path = Path(path)
+    if limit is None:
+        limit = MAX_XML_BYTES
+    try:  # one open and fstat (not stat, is_dir and a second open): every load starts here
+        with open(path, 'rb') as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
+            return handle.read()
+    except IsADirectoryError as err:
+        raise FileAccessError('is a directory, not a file', path) from err
+    except PermissionError as err:
+        if path.is_dir():
+            raise FileAccessError('is a directory, not a file', path) from err
+        raise FileAccessError('permission denied', path) from err
+    except FileNotFoundError as err:
+        raise FileAccessError('no such file', path) from err
+    except OSError as err:
+        raise FileAccessError(f'cannot read file: {err.strerror or err}', path) from err
+
+
+def parse_xml_bytes(data: bytes, file: str | Path | None = None,
+                    warnings: list[Diagnostic] | None = None,
+                    roots: Collection[str] = ()) -> etree._Element:
+    """Parse a document safely and return its root element.
+
+    A document libxml2 refuses but TinyXML2 (urdfdom's and libsdformat's parser) reads is read
+    as TinyXML2 reads it (:mod:`robot_formats.core.xmlrepair`), with one warning per kind of
+    irregularity appended to ``warnings`` (code ``XML_*``; pass a list whenever the document
+    is a user's: strict mode refuses what those warnings name). ``roots``: the top-level element
+    names a reader looks for, when a document has several top-level elements.
+
+    Raises:
+        UnsafeXmlError: the document is too large, declares entities, or references a DTD.
+        XmlSyntaxError: the document is not XML even as TinyXML2 reads it.
+    """
+    if len(data) > MAX_XML_BYTES:
+        raise UnsafeXmlError(f'document is {len(data)} bytes; the limit is {MAX_XML_BYTES}', file)
+    if not data.strip():
+        raise XmlSyntaxError('the file is empty', file, 1)
+    try:
+        root = etree.fromstring(data, _parser())
+    except _ExternalResource as err:
+        raise _external_resource(err, data, file) from None
+    except etree.XMLSyntaxError as err:
+        root = _parse_as_tinyxml2(data, file, err, warnings, roots)
+    _refuse_dtd(root, file, _doctype_line(data) or 1)
+    return root
+
+
+def _external_resource(err: _ExternalResource, data: bytes, file: str | Path | None
+                       ) -> UnsafeXmlError:
+    return UnsafeXmlError(f'the document asks to load {err} (an external DTD or entity); '
+                          'external resources are not allowed', file, _doctype_line(data))
+
+
+def _parse_as_tinyxml2(data: bytes, file: str | Path | None, err: etree.XMLSyntaxError,
+                       warnings: list[Diagnostic] | None, roots: Collection[str]
+                       ) -> etree._Element:
+    """The document as TinyXML2 reads it, repaired into XML and parsed by the same locked-down
+    parser; the repairs become warnings. TinyXML2's refusals raise XmlSyntaxError."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise _syntax_error(err, file) from err  # TinyXML2 reads UTF-8 only
+    repaired = xmlrepair.repair(data, file, roots)
+    if not repaired.repairs:  # nothing TinyXML2 reads differently: libxml2's verdict stands
+        raise _syntax_error(err, file) from err
+    try:
+        root = etree.fromstring(repaired.data, _parser())
+    except _ExternalResource as resource:
+        raise _external_resource(resource, data, file) from None
+    except etree.XMLSyntaxError as second:
+        raise _syntax_error(second, file) from err
+    if warnings is not None:
+        where = str(file) if file is not None else None
+        warnings.extend(Diagnostic(r.sentence(), where, r.line, r.code) for r in repaired.repairs)
+    return root
+
+
+def _syntax_error(err: etree.XMLSyntaxError, file: str | Path | None) -> FormatError:
+    """The typed error for a failed parse: entities are unsafe, anything else is syntax."""
+    line = err.lineno if err.lineno and err.lineno > 0 else None
+    message = _clean_lxml_message(err.msg or str(err))
+    if 'entity' in message.lower() or 'doctype' in message.lower():
+        return UnsafeXmlError(f'XML entities are not allowed: {message}', file, line)
+    return XmlSyntaxError(f'malformed XML: {message}', file, line)
+
+
+def read_xml(path: str | Path, warnings: list[Diagnostic] | None = None,
+             roots: Collection[str] = ()) -> etree._Element:
+    """Read and safely parse the XML file at ``path`` (see :func:`parse_xml_bytes`)."""
+    return parse_xml_bytes(read_bytes(path), path, warnings, roots)
+
+
+def _clean_lxml_message(message: str) -> str:
+    # lxml appends ", line N, column M" which we report through FormatError.line instead.
+    head, _, _ = message.partition(', line ')
+    return head.strip() or message
+
+
+def _refuse_dtd(root: etree._Element, file: str | Path | None, line: int = 1) -> None:
+    docinfo = root.getroottree().docinfo
+    if docinfo.system_url or docinfo.public_id:
+        raise UnsafeXmlError('external DTDs are not allowed (the DOCTYPE names '
+                             f'{docinfo.system_url or docinfo.public_id!r})', file, line)
+    dtd = docinfo.internalDTD
+    if dtd is not None and any(True for _ in dtd.iterentities()):
+        raise UnsafeXmlError('XML entity declarations are not allowed (they can expand without '
+                             'bound or read other files); remove the <!ENTITY> declarations',
+                             file, line)
+    for node in root.iter(etree.Entity):
+        raise UnsafeXmlError(f'entity reference {node.text} is not allowed', file, node.sourceline)
+
+
+def local_name(element: etree._Element) -> str:
+    """Tag without namespace; '' for comments and other non-elements."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return ''
+    return tag.rpartition('}')[2]
+
+
+def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
+           count: int | None = None) -> tuple[float, ...]:
+    """Parse whitespace-separated finite floats, with an exact count if given."""
+    parts = (text or '').split()
+    try:  # fast path: every part a number and their sum finite (so each is finite)
+        values = tuple(map(float, parts))
+        ok = math.isfinite(sum(values)) and '_' not in (text or '')
+    except ValueError:
+        ok = False
+    if not ok:
+        values = tuple(_checked_float(part, file, line, what) for part in parts)
+    if count is not None and len(values) != count:
+        raise InvalidValueError(f'{what}: expected {count} numbers, got {len(values)} '
+                                f'({(text or "").strip()!r})', file, line)
+    return values
+
+
+def _checked_float(part: str, file: str | Path | None, line: int | None, what: str) -> float:
+    try:
+        if '_' in part:  # Python's float() reads '1_0' as 10; XML number formats do not
+            raise ValueError(part)
+        value = float(part)
+    except ValueError:
+        raise InvalidValueError(f'{what}: {part!r} is not a number', file, line) from None
+    if not math.isfinite(value):
+        raise InvalidValueError(f'{what}: {part!r} is not a finite number', file, line)
+    return value
+
+
+def required_attr(element: etree._Element, name: str, file: str | Path | None) -> str:
+    """The attribute's value, or a SchemaError naming the element and attribute."""
+    value = element.get(name)
+    if value is None:
+        raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
+                          element.sourceline)
+    return value
+
+
+def attr_float(element: etree._Element, name: str, file: str | Path | None,
+               default: float | None = None) -> float:
+    """A single finite float attribute; ``default`` when absent (SchemaError if no default)."""
+    value = element.get(name)
+    if value is None:
+        if default is None:
+            raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
+                              element.sourceline)
+        return default
+    try:
+        number = float(value)
+        if math.isfinite(number) and '_' not in value:
+            return number
+    except ValueError:
+        pass
+    return floats(value, file, element.sourceline, f'<{local_name(element)} {name}>', 1)[0]
+
+
+def text_floats(element: etree._Element, file: str | Path | None, count: int | None = None
+                ) -> tuple[float, ...]:
+    """The element's text as floats."""
+    return floats(element.text, file, element.sourceline, f'<{local_name(element)}>', count)

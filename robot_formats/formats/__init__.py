@@ -1,0 +1,216 @@
+"""Which format a file is in, and the registry of readers.
+
+A format is chosen from the file extension and the document's root element: the extension
+proposes, the root element decides (a ``.xml`` file can be anything; a ``.urdf`` whose root is
+``<sdf>`` is read as SDFormat, with a warning). Each format module registers a
+:class:`FormatSpec`; nothing here knows a format's insides.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from lxml import etree
+
+from robot_formats.core.errors import (Diagnostic, UnknownFormatError, UnsupportedError, XacroError,
+                                       XmlSyntaxError)
+from robot_formats.formats.spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
+from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_bytes
+
+if TYPE_CHECKING:
+    from robot_formats.formats.sdformat.uri import ResolverConfig
+    from robot_formats.formats.tmp.problem import Problem
+
+__all__ = ['FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader', 'register',
+           'registered', 'detect', 'load', 'load_text', 'expand_xacro', 'read_document',
+           'read_problem']
+
+_REGISTRY: dict[str, FormatSpec] = {}
+
+
+def register(spec: FormatSpec) -> None:
+    """Add (or replace) a format reader (after the built-in ones, which it may replace)."""
+    _ensure_builtin()
+    _REGISTRY[spec.name] = spec
+
+
+def registered() -> tuple[FormatSpec, ...]:
+    """Every known format, in registration order."""
+    _ensure_builtin()
+    return tuple(_REGISTRY.values())
+
+
+def _ensure_builtin() -> None:
+    if _REGISTRY:
+        return
+    from robot_formats.formats.builtin import (BUILTIN_FORMATS)
+    for spec in BUILTIN_FORMATS:
+        _REGISTRY.setdefault(spec.name, spec)
+
+
+def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> FormatSpec:
+    """The format for ``path`` with root element ``root``."""
+    specs = registered()
+    tag = local_name(root)
+    suffixes = [suffix for suffix in path.suffixes if suffix.lower() != '.xacro']
+    suffix = ''.join(suffixes[-1:]).lower()
+    by_extension = [s for s in specs if suffix in s.extensions]
+    by_root = [s for s in specs if tag in s.root_tags]
+    claimed = [s for s in by_root if s.claims is not None and s.claims(root)]
+    for spec in by_extension:
+        if spec.any_root or (spec in by_root and (not claimed or spec in claimed)):
+            return spec
+    if claimed:
+        by_root = claimed
+    if by_root:
+        if by_extension:
+            warnings.append(Diagnostic(
+                f'the extension {suffix!r} suggests {by_extension[0].name} but the root element '
+                f'<{tag}> is {by_root[0].name}; reading it as {by_root[0].name}', str(path),
+                root.sourceline, 'FORMAT_MISMATCH'))
+        return by_root[0]
+    known = ', '.join(f'{s.name} ({"/".join(s.extensions)}, <{"|".join(s.root_tags)}>)'
+                      for s in specs)
+    raise UnknownFormatError(f'unknown format: root element <{tag}> with extension '
+                             f'{suffix or "(none)"!r}; supported: {known}', str(path),
+                             root.sourceline)
+
+
+def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
+         world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
+    """Read any supported robot, scene or problem file; a ``.xacro`` file is expanded first
+    (with ``xacro_args`` as its ``name:=value`` arguments), as ROS users run xacro. ``world``
+    names the world to load from an SDFormat document holding several; ``sdf_config`` says
+    how SDFormat includes are found (default: the model paths of the environment).
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with file, line and a sentence.
+    """
+    path = Path(path)
+    warnings: list[Diagnostic] = []
+    root = _parse(path, warnings, expand_xacro(path, xacro_args) if is_xacro(path) else None)
+    return _read_scene(path, root, warnings, _context(world, sdf_config))
+
+
+def _context(world: str | None, sdf_config: ResolverConfig | None) -> LoadContext:
+    """The context of one load: nested files are loaded with the same include settings."""
+    return LoadContext(world, sdf_config, functools.partial(load, sdf_config=sdf_config))
+
+
+def load_text(text: str, source: str = '<robot_description>', *,
+              world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
+    """Read a document given as text, e.g. robot_state_publisher's ``robot_description``
+    parameter (URDF, or any format whose root element tells it). ``source`` names it in
+    diagnostics; relative references resolve from the working directory.
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with a line and a sentence.
+    """
+    path = Path(source)
+    warnings: list[Diagnostic] = []
+    root = _parse(path, warnings, text.encode('utf-8'))
+    return _read_scene(path, root, warnings, _context(world, sdf_config))
+
+
+def is_xacro(path: Path) -> bool:
+    return '.xacro' in (suffix.lower() for suffix in path.suffixes)
+
+
+def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> bytes:
+    """The document a ``.xacro`` file expands to, by the xacro package ROS uses.
+
+    Raises:
+        FormatError: the file cannot be read or xacro refuses it (the sentence is xacro's).
+    """
+    try:
+        import xacro
+    except ImportError as err:
+        raise UnsupportedError('xacro files need the xacro package (pip install xacro, or the '
+                               'ROS package xacro)', str(path)) from err
+    try:
+        document = xacro.process_file(str(path), mappings=dict(arguments or {}))
+        return document.toxml(encoding='utf-8')
+    except Exception as err:  # noqa: BLE001 - xacro raises many kinds; all are the file's
+        raise XacroError(f'xacro could not expand the file: {err}', str(path)) from err
+
+
+def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                context: LoadContext) -> LoadResult:
+    spec = detect(path, root, warnings)
+    if spec.document != 'scene':
+        raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
+                               'or problem (`robot-formats check` validates it)', str(path),
+                               root.sourceline)
+    scene = spec.reader(path, root, warnings, context)
+    tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
+    irregular, notes = _split_notes(warnings)
+    return LoadResult(scene, spec.name, str(path), irregular, tree, notes)
+
+
+def read_document(path: str | Path, *, world: str | None = None,
+                  sdf_config: ResolverConfig | None = None) -> DocumentResult:
+    """Read and validate a file of any registered format, kinematic or not (``check``).
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with file, line and a sentence.
+    """
+    path = Path(path)
+    warnings: list[Diagnostic] = []
+    root = _parse(path, warnings, expand_xacro(path) if is_xacro(path) else None)
+    spec = detect(path, root, warnings)
+    document = spec.reader(path, root, warnings, _context(world, sdf_config))
+    tree = KinematicTree(document) if spec.document == 'scene' else None
+    irregular, notes = _split_notes(warnings)
+    return DocumentResult(document, spec.name, spec.document, str(path), irregular, tree, notes)
+
+
+def read_problem(path: str | Path, warnings: list[Diagnostic] | None = None, *,
+                 strict: bool = False, mapping: str | Path | None = None,
+                 load_robots: bool = True) -> Problem:
+    """A TMP problem file with the robot descriptions it names, each loaded by :func:`load`
+    (see :func:`robot_formats.formats.tmp.reader.read_problem`; ``strict`` refuses the spec page's
+    typos, ``mapping`` names the configuration-tag mapping)."""
+    from robot_formats.formats.tmp.reader import read_problem as read_problem_file
+    return read_problem_file(path, warnings, strict=strict, mapping=mapping,
+                             load_robots=load_robots, load_description=load)
+
+
+def _split_notes(diagnostics: list[Diagnostic]
+                 ) -> tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]:
+    """(warnings, notes): strict mode refuses a document for its warnings only."""
+    return (tuple(d for d in diagnostics if not d.is_note),
+            tuple(d for d in diagnostics if d.is_note))
+
+
+def _parse(path: Path, warnings: list[Diagnostic], data: bytes | None = None
+           ) -> etree._Element:
+    """The document's root element (repaired by a format's ``recover`` hook if one can);
+    ``data``: the document's bytes when they do not come from ``path`` (text, xacro output)."""
+    if data is None:
+        data = read_bytes(path)
+    try:  # read as TinyXML2 reads it where libxml2 refuses (warnings name each repair)
+        return parse_xml_bytes(data, path, warnings, _root_tags())
+    except XmlSyntaxError:
+        root = _recovered(path, data, warnings)
+        if root is None:
+            raise
+        return root
+
+
+def _root_tags() -> tuple[str, ...]:
+    """Every registered format's root element names (a document may hold other top-level
+    elements; urdfdom reads the first <robot>, libsdformat the first <sdf>)."""
+    return tuple(tag for spec in registered() for tag in spec.root_tags)
+
+
+def _recovered(path: Path, data: bytes, warnings: list[Diagnostic]) -> etree._Element | None:
+    """The root a format's ``recover`` hook makes of a malformed document, if any does."""
+    for spec in registered():
+        if spec.recover is not None:
+            root = spec.recover(data, path, warnings)
+            if root is not None:
+                return root
+    return None

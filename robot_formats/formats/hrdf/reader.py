@@ -1,0 +1,67 @@
+"""HRDF reader: a HEBI Robot Description Format file (1.0.0–1.6.0) into a neutral Scene.
+
+Public entry points: :func:`parse_hrdf_file` (a path; what other formats use to include an
+HRDF file) and :func:`parse_hrdf_element` (an already parsed root, what the format registry
+calls). Both return a non-world :class:`~robot_formats.core.model.Scene` with one model whose root
+link ``world`` is HEBI's world frame; see :mod:`robot_formats.formats.hrdf.builder` for the mapping
+and docs/hrdf.md for the whole story.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lxml import etree
+
+from robot_formats.core.errors import Diagnostic
+from robot_formats.core.model import Scene
+from robot_formats.core.xmlsafe import read_xml
+from robot_formats.formats.hrdf.builder import ROOT_LINK, build_model, implicit_end_effector
+from robot_formats.formats.hrdf.elements import read_document
+
+__all__ = ['parse_hrdf_file', 'parse_hrdf_element', 'looks_like_hrdf']
+
+#: Elements only HRDF has directly under its root (URDF shares <link> and <joint>).
+_HRDF_ONLY = frozenset({'actuator', 'bracket', 'rigid-body', 'end-effector', 'include'})
+
+
+def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, *,
+                    root_link: str = ROOT_LINK) -> Scene:
+    """Load an ``.hrdf`` file (includes resolved relative to it).
+
+    ``root_link`` names the model's root link (HEBI's world frame; ``world`` by default). A
+    format that embeds an HRDF robot in a world of its own (an SDFormat ``<include>``) can
+    pick a name that does not collide with its reserved ``world``.
+
+    Raises:
+        FormatError: (a subclass) with file, line and a sentence for every problem.
+    """
+    warnings = warnings if warnings is not None else []
+    return parse_hrdf_element(read_xml(path, warnings), str(path), warnings, root_link=root_link)
+
+
+def parse_hrdf_element(root: etree._Element, file: str | None,
+                       warnings: list[Diagnostic], *, root_link: str = ROOT_LINK) -> Scene:
+    """Build the scene of an already parsed HRDF document."""
+    root_attrs, nodes = read_document(root, file, warnings)
+    if root_attrs.version.implicit_end_effector:
+        nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
+    name = root.get('description') or (Path(file).stem if file else 'hrdf_robot')
+    model = build_model(root_attrs, nodes, name, file, warnings, root_link)
+    return Scene(name, (model,), source=file)
+
+
+def looks_like_hrdf(root: etree._Element) -> bool:
+    """True for a ``<robot>`` that is HRDF rather than URDF: no ``name`` attribute (URDF
+    requires one, HRDF refuses it) and children HRDF has (``<actuator>``, ``<link type>``...)."""
+    if root.get('name') is not None:
+        return False
+    for child in root:
+        if not isinstance(child.tag, str):
+            continue
+        tag = child.tag
+        if tag in _HRDF_ONLY or (tag == 'link' and child.get('type') is not None) or (
+                tag == 'joint' and child.get('axis') is not None):
+            return True
+        return False
+    return root.get('version', '').startswith('1.')

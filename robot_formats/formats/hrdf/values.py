@@ -1,0 +1,235 @@
+"""HRDF attribute types: formulas, rotation matrices, translation vectors, enums.
+
+Every reader of an attribute goes through :class:`Attrs`, which knows the element, its file
+and line, and the warnings sink, so a bad value becomes an
+:class:`~robot_formats.core.errors.InvalidValueError` naming the element, the attribute and why.
+
+Rotation matrices (spec "rotation matrix"): either 9 plain numbers, row major, separated by
+whitespace, that form a proper rotation (HEBI tolerates a deviation of about 1e-6 from
+orthonormality and refuses 1e-5; we accept a deviation up to 5e-6 and re-orthonormalise), or
+``Rx(f)``/``Ry(f)``/``Rz(f)`` terms joined by ``*`` (case sensitive), where ``f`` is a formula.
+
+Translation vectors (spec "translation vector"): exactly 3 whitespace-separated values.
+HEBI reads each as its *leading* number (``pi`` → 0, ``0.1+0.1`` → 0.1, ``0.1,`` → 0.1); so do
+we, with a warning whenever a value is not a plain number.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from robot_formats.core.errors import Diagnostic, InvalidValueError
+from robot_formats.core.xmlsafe import local_name
+from robot_formats.formats.hrdf.formula import (FormulaError, Quirk, evaluate, is_plain_number,
+                                                leading_number)
+from robot_formats.formats.hrdf.versions import Version
+
+__all__ = ['Attrs', 'rotation_about', 'ROTATION_TOLERANCE']
+
+#: Largest |R·Rᵀ − I| entry accepted for a 9-number rotation (HEBI: 1e-6 accepted, 1e-5 not).
+ROTATION_TOLERANCE = 5e-6
+_AXIS_INDEX = {'x': 0, 'y': 1, 'z': 2}
+#: A plain decimal number (optionally signed): same value as a formula in every version.
+_SIMPLE_NUMBER = re.compile(r'-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
+
+
+def rotation_about(axis: str, angle: float) -> np.ndarray:
+    """Rx, Ry or Rz of ``angle`` radians."""
+    c, s = math.cos(angle), math.sin(angle)
+    if axis == 'x':
+        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    if axis == 'y':
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+class Attrs:
+    """Typed, version-aware access to one element's attributes."""
+
+    def __init__(self, element: etree._Element, file: str | None, version: Version,
+                 warnings: list[Diagnostic]) -> None:
+        self.element = element
+        self.file = file
+        self.line = element.sourceline
+        self.version = version
+        self.warnings = warnings
+        self.kind = local_name(element)
+
+    # --- helpers ----------------------------------------------------------------------------
+    def get(self, name: str) -> str | None:
+        return self.element.get(name)
+
+    def warn(self, message: str, code: str = 'HRDF_WARNING') -> None:
+        self.warnings.append(Diagnostic(message, self.file, self.line, code))
+
+    def invalid(self, name: str, value: str, reason: str) -> InvalidValueError:
+        return InvalidValueError(f'<{self.kind}> {name}={value!r}: {reason}', self.file,
+                                 self.line)
+
+    def _quirks(self, name: str, quirks: list[Quirk]) -> None:
+        for quirk in quirks:
+            self.warn(f'<{self.kind}> {name}: {quirk.message}', 'HRDF_HEBI_DIFFERS')
+
+    # --- scalars ----------------------------------------------------------------------------
+    def formula(self, name: str, default: float | None = None) -> float | None:
+        """A "floating point formula" attribute (``default`` when absent)."""
+        text = self.get(name)
+        if text is None:
+            return default
+        if _SIMPLE_NUMBER.fullmatch(text):  # the common case: no formula to parse
+            return float(text)
+        if not self.version.has_formulas:
+            value = leading_number(text)
+            if not is_plain_number(text.strip()):
+                self.warn(f'<{self.kind}> {name}={text!r}: version {self.version} has no '
+                          f'formulas; read as its leading number {value!r}, as HEBI does',
+                          'HRDF_VERSION_1_0_NUMBER')
+            return value
+        quirks: list[Quirk] = []
+        try:
+            value = evaluate(text, quirks)
+        except FormulaError as err:
+            raise self.invalid(name, text, f'not a formula: {err.reason} at character '
+                               f'{err.position + 1} (formulas use numbers, pi, + - * / '
+                               'and parentheses)') from None
+        self._quirks(name, quirks)
+        return value
+
+    # --- vectors ----------------------------------------------------------------------------
+    def translation(self, name: str) -> np.ndarray | None:
+        """A "translation vector": 3 whitespace-separated values, each read as HEBI does."""
+        text = self.get(name)
+        if text is None:
+            return None
+        parts = text.split()
+        if len(parts) != 3:
+            raise self.invalid(name, text, f'a translation needs 3 numbers, got {len(parts)}')
+        values = []
+        for part in parts:
+            value = leading_number(part)
+            if not is_plain_number(part):
+                self.warn(f'<{self.kind}> {name}: {part!r} is not a plain number; read as '
+                          f'{value!r} (its leading number), as HEBI does — translations are '
+                          'not formulas', 'HRDF_TRANSLATION_NOT_NUMBER')
+            values.append(value)
+        return np.array(values)
+
+    def rotation(self, name: str) -> np.ndarray | None:
+        """A "rotation matrix": 9 numbers or a product of Rx/Ry/Rz(formula)."""
+        text = self.get(name)
+        if text is None:
+            return None
+        stripped = text.strip(' \t\r\n')
+        if stripped[:2] in ('rx', 'ry', 'rz', 'rX', 'rY', 'rZ', 'RX', 'RY', 'RZ'):
+            raise self.invalid(name, text, 'the rotation functions are written Rx, Ry and Rz '
+                               '(case sensitive)')
+        if stripped.startswith('R') or stripped.startswith('('):
+            if not self.version.has_formulas:
+                raise self.invalid(name, text, f'rotation formulas need version 1.1.0 or '
+                                   f'later (this file is {self.version}); give 9 numbers')
+            return self._rotation_product(name, text)
+        return self._rotation_matrix(name, text)
+
+    def _rotation_matrix(self, name: str, text: str) -> np.ndarray:
+        parts = text.split()
+        if len(parts) != 9:
+            raise self.invalid(name, text, f'a rotation matrix needs 9 numbers (row major) or '
+                               f'Rx/Ry/Rz(...) terms joined by *, got {len(parts)} values')
+        for part in parts:
+            if not is_plain_number(part):
+                raise self.invalid(name, text, f'{part!r} is not a number (the 9 matrix '
+                                   'entries must be plain numbers, not formulas)')
+        matrix = np.array([float(p) for p in parts]).reshape(3, 3)
+        if not np.all(np.isfinite(matrix)):  # (NaN would also pass the checks below and hang
+            raise self.invalid(name, text, 'not a rotation matrix: an entry is infinite or '
+                               'not a number')  # LAPACK's SVD: found by fuzzing)
+        deviation = float(np.max(np.abs(matrix @ matrix.T - np.eye(3))))
+        if deviation > ROTATION_TOLERANCE:
+            raise self.invalid(name, text, f'not a rotation matrix: its rows are not '
+                               f'orthonormal (deviation {deviation:.2g})')
+        if np.linalg.det(matrix) < 0:
+            raise self.invalid(name, text, 'not a rotation matrix: its determinant is -1 '
+                               '(a reflection)')
+        u, _, vt = np.linalg.svd(matrix)
+        return u @ vt
+
+    def _rotation_product(self, name: str, text: str) -> np.ndarray:
+        result = np.eye(3)
+        i, n = 0, len(text)
+        expect_term = True
+        while True:
+            while i < n and text[i] in ' \t\r\n':
+                i += 1
+            if i == n:
+                if expect_term:
+                    raise self.invalid(name, text, 'the rotation ends where Rx/Ry/Rz(...) '
+                                       'was expected')
+                return result
+            if not expect_term:
+                if text[i] != '*':
+                    raise self.invalid(name, text, f'expected * between rotation terms at '
+                                       f'character {i + 1}')
+                i += 1
+                expect_term = True
+                continue
+            axis = text[i + 1:i + 2]
+            if text[i] != 'R' or axis not in _AXIS_INDEX or text[i + 2:i + 3] != '(':
+                raise self.invalid(name, text, f'expected Rx(, Ry( or Rz( at character '
+                                   f'{i + 1} (case sensitive)')
+            close = _matching_paren(text, i + 2)
+            if close < 0:
+                raise self.invalid(name, text, f"missing ')' for the term at character "
+                                   f'{i + 1}')
+            inner = text[i + 3:close]
+            quirks: list[Quirk] = []
+            try:
+                angle = evaluate(inner, quirks)
+            except FormulaError as err:
+                raise self.invalid(name, text, f'R{axis}(...): {err.reason} at character '
+                                   f'{i + 4 + err.position}') from None
+            self._quirks(name, quirks)
+            if not math.isfinite(angle):
+                raise self.invalid(name, text, f'R{axis}(...): the angle {inner.strip()!r} is '
+                                   f'{angle} (a rotation needs a finite angle)')
+            result = result @ rotation_about(axis, angle)
+            i = close + 1
+            expect_term = False
+
+    # --- enums ------------------------------------------------------------------------------
+    def enum(self, name: str, choices: tuple[str, ...], default: str | None = None
+             ) -> str | None:
+        """One of ``choices``, compared without case (a warning when the case differs)."""
+        text = self.get(name)
+        if text is None:
+            return default
+        if text in choices:
+            return text
+        for choice in choices:
+            if choice.lower() == text.lower():
+                self.warn(f'<{self.kind}> {name}={text!r} has non-matching case; read as '
+                          f'{choice!r}', 'HRDF_ENUM_CASE')
+                return choice
+        return None
+
+
+def _matching_paren(text: str, open_index: int) -> int:
+    depth = 0
+    for i in range(open_index, len(text)):
+        if text[i] == '(':
+            depth += 1
+        elif text[i] == ')':
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def relative_path_is_absolute(path: str) -> bool:
+    """Absolute on POSIX or Windows (``/x``, ``\\x``, ``C:/x``)."""
+    return path.startswith(('/', '\\')) or (len(path) > 1 and path[1] == ':') or \
+        Path(path).is_absolute()

@@ -1,0 +1,556 @@
+"""SDFormat 1.8 frame semantics: the attached_to and relative_to graphs, checked and resolved.
+
+Model stages 3-8 and world stages 3-7 of the composition proposal, as libsdformat implements
+them. Each model is resolved on its own (its nested models first, bottom-up): encapsulation
+means nothing inside a model can name a frame outside it, so a model's graphs are complete in
+themselves, and a parent reaches into a nested model ``N`` only through ``N::name``. The two
+graphs are kept explicitly as edge maps (``attached_to``: element -> the frame it is attached
+to; ``relative_to``: element -> the frame its pose is expressed in, with the pose) and walked
+with cycle detection; results are memoised, so every vertex is visited once.
+
+Names inside a model: ``__model__`` (the model frame), sibling links, joints, frames and nested
+models, and ``N::...`` down into nested model ``N`` (``N`` and ``N::__model__`` are ``N``'s
+model frame). Inside a world: ``world``, models, world frames and joints, ``M::...``.
+Errors carry libsdformat's codes (FRAME_ATTACHED_TO_INVALID, POSE_RELATIVE_TO_CYCLE, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from robot_formats.core.errors import CycleError, FormatError, ReferenceError, StructureError
+from robot_formats.core.transforms import invert
+from robot_formats.formats.sdformat.dom import (MODEL_FRAME, WORLD_FRAME, SdfJoint, SdfModel,
+                                                SdfWorld)
+
+__all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
+
+_EYE = np.eye(4)
+
+
+def split_scope(name: str, scopes: dict) -> tuple[str, str] | None:
+    """``N::rest`` -> (N, rest) for a nested scope ``N``. Before 1.8 a name may itself contain
+    ``::`` (``M1::M2`` in flattened files), so every ``::`` is tried, the first match wins."""
+    start = 0
+    while True:
+        index = name.find('::', start)
+        if index < 0:
+            return None
+        if name[:index] in scopes and index + 2 < len(name):
+            return name[:index], name[index + 2:]
+        start = index + 2
+
+
+def is_model_sink(link: str) -> bool:
+    """Whether an attached_to resolution ended at a (static, link-less) model frame."""
+    return link == MODEL_FRAME or link.endswith('::' + MODEL_FRAME)
+
+
+@dataclass
+class _Edge:
+    """One edge of the relative_to graph: ``pose`` expressed in frame ``target``."""
+
+    target: str
+    pose: np.ndarray
+    line: int | None
+
+
+class ModelFrames:
+    """The checked and resolved frame graphs of one model; names relative to the model."""
+
+    def __init__(self, model: SdfModel) -> None:
+        self.model = model
+        self.file = model.file
+        self.nested = _model_graphs(model.models)
+        self.kinds: dict[str, str] = {}
+        framed_joints = [joint for joint in model.joints if joint.has_frame]
+        for kind, items in (('link', model.links), ('joint', framed_joints),
+                            ('frame', model.frames), ('model', model.models)):
+            for item in items:
+                self.kinds.setdefault(item.name, kind)
+        self.links = {link.name: link for link in model.links}
+        self.joints = {joint.name: joint for joint in model.joints}
+        self.frames = {frame.name: frame for frame in model.frames}
+        self.models = {nested.name: nested for nested in model.models}
+        self._attached: dict[str, str] = {}
+        self._poses: dict[str, np.ndarray] = {MODEL_FRAME: _EYE}
+        self._canonical: str | None = None
+        self.attached_to = self._attached_to_graph()
+        self.relative_to = self._relative_to_graph()
+        self._check()
+
+    # --- graphs ---------------------------------------------------------------------------
+    def _attached_to_graph(self) -> dict[str, str]:
+        """Stage 6: joint -> child, frame -> attached_to (or __model__), nested model and
+        __model__ -> canonical link (resolved lazily: it may lie in a nested model)."""
+        edges: dict[str, str] = {}
+        for joint in self.model.joints:
+            if joint.has_frame:
+                edges[joint.name] = joint.child
+        for frame in self.model.frames:
+            edges[frame.name] = frame.attached_to or MODEL_FRAME
+        return edges
+
+    def _relative_to_graph(self) -> dict[str, _Edge]:
+        """Stage 8: every link, joint, frame and nested model -> the frame of its pose."""
+        edges: dict[str, _Edge] = {}
+        for link in self.model.links:
+            edges[link.name] = _Edge(link.pose.relative_to or MODEL_FRAME, link.pose.matrix,
+                                     link.pose.line or link.line)
+        for joint in self.model.joints:
+            if joint.has_frame:
+                edges[joint.name] = _Edge(joint.pose.relative_to or joint.child,
+                                          joint.pose.matrix, joint.pose.line or joint.line)
+        for frame in self.model.frames:
+            edges[frame.name] = _Edge(frame.pose.relative_to or frame.attached_to or MODEL_FRAME,
+                                      frame.pose.matrix, frame.pose.line or frame.line)
+        for nested in self.model.models:
+            edges[nested.name] = _Edge(nested.pose.relative_to or MODEL_FRAME,
+                                       nested.pose.matrix, nested.pose.line or nested.line)
+        return edges
+
+    def _check(self) -> None:
+        """Stages 3-8 in libsdformat's order: canonical link, frames, joints, then poses."""
+        if not self.model.static or self.model.links or self.model.models:
+            self.canonical()
+        for frame in self.model.frames:
+            self._check_frame(frame.name, frame.attached_to, frame.line)
+        for joint in self.model.joints:
+            self._check_joint(joint)
+        for name in self.relative_to:
+            self.pose(name)
+        for nested in self.model.models:
+            if nested.placement_frame:
+                self.pose(nested.name)
+
+    # --- lookups --------------------------------------------------------------------------
+    def reference(self, name: str) -> tuple[str, str] | None:
+        """(kind, name) for a local name, ('nested', name) for ``N::...``, None if unknown."""
+        kind = self.kinds.get(name)
+        if kind is not None:
+            return kind, name
+        if name == MODEL_FRAME:
+            return MODEL_FRAME, name
+        split = split_scope(name, self.nested)
+        if split is not None and self.nested[split[0]].reference(split[1]):
+            return 'nested', name
+        return None
+
+    def knows(self, name: str) -> bool:
+        return self.reference(name) is not None
+
+    def split(self, name: str) -> tuple[str, str]:
+        split = split_scope(name, self.nested)
+        assert split is not None
+        return split
+
+    # --- attached_to ----------------------------------------------------------------------
+    def canonical(self) -> str:
+        """The canonical link (scoped within this model), or ``__model__`` for a static model
+        without links (its frames are fixed to the world)."""
+        if self._canonical is not None:
+            return self._canonical
+        model = self.model
+        wanted = model.canonical_link
+        if wanted:
+            ref = self.reference(wanted)
+            if ref is None or (ref[0] != 'link' and not self._is_nested_link(wanted)):
+                if not model.static:
+                    raise ReferenceError(
+                        f'model {model.name!r}: canonical_link {wanted!r} is not a link of the '
+                        'model or of a model nested in it', self.file, model.line,
+                        code='MODEL_CANONICAL_LINK_INVALID')
+                wanted = ''
+        if not wanted and model.links:
+            wanted = model.links[0].name
+        if not wanted and model.models:  # no links: the first nested model's canonical link
+            first = model.models[0].name
+            wanted = f'{first}::{self.nested[first].canonical()}'
+        if not wanted:
+            if not model.static:
+                raise StructureError(f'model {model.name!r} has no link (a model that is not '
+                                     'static needs at least one link, directly or in a nested '
+                                     'model)', self.file, model.line, code='MODEL_WITHOUT_LINK')
+            wanted = MODEL_FRAME
+        self._canonical = wanted
+        return wanted
+
+    def _is_nested_link(self, name: str) -> bool:
+        split = split_scope(name, self.nested)
+        if split is None:
+            return False
+        head, rest = split
+        nested = self.nested[head]
+        ref = nested.reference(rest)
+        return ref is not None and (ref[0] == 'link' or nested._is_nested_link(rest))
+
+    def link_of(self, name: str, stack: tuple[str, ...] = ()) -> str:
+        """The link the frame ``name`` is attached to (scoped within this model)."""
+        cached = self._attached.get(name)
+        if cached is not None:
+            return cached
+        ref = self.reference(name)
+        if ref is None:
+            raise ReferenceError(f'model {self.model.name!r}: no frame named {name!r} to be '
+                                 'attached to', self.file, self.model.line,
+                                 code='FRAME_ATTACHED_TO_INVALID')
+        kind = ref[0]
+        if kind == MODEL_FRAME:
+            result = self.canonical()
+        elif kind == 'link':
+            result = name
+        elif kind == 'nested':
+            head, rest = self.split(name)
+            result = f'{head}::{self.nested[head].link_of(rest)}'
+        elif kind == 'model':
+            result = f'{name}::{self.nested[name].canonical()}'
+        else:
+            if name in stack:
+                raise CycleError(f'model {self.model.name!r}: the attached_to graph has a '
+                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
+                                 self._line(name), code='FRAME_ATTACHED_TO_CYCLE')
+            result = self.link_of(self.attached_to[name], (*stack, name))
+        self._attached[name] = result
+        return result
+
+    def _check_frame(self, name: str, attached_to: str, line: int | None) -> None:
+        if attached_to == name:
+            raise CycleError(f'frame {name!r} is attached to itself', self.file, line,
+                             code='FRAME_ATTACHED_TO_CYCLE')
+        if attached_to and not self.knows(attached_to):
+            raise ReferenceError(f'frame {name!r} is attached_to {attached_to!r}, which is not '
+                                 f'a link, joint, frame or nested model of model '
+                                 f'{self.model.name!r}', self.file, line,
+                                 code='FRAME_ATTACHED_TO_INVALID')
+        self.link_of(name)
+
+    def _check_joint(self, joint: SdfJoint) -> None:
+        check_joint(self, joint, self.model.name, allow_world_parent=True)
+
+    # --- relative_to ----------------------------------------------------------------------
+    def joint_pose(self, joint: SdfJoint) -> np.ndarray:
+        """X_M_J of any joint, framed (named) or not."""
+        if joint.has_frame:
+            return self.pose(joint.name)
+        return self.pose(joint.pose.relative_to or joint.child) @ joint.pose.matrix
+
+    def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
+        """X_M_name: the pose of frame ``name`` in this model's frame."""
+        cached = self._poses.get(name)
+        if cached is not None:
+            return cached
+        ref = self.reference(name)
+        if ref is None:
+            raise ReferenceError(f'model {self.model.name!r}: no frame named {name!r}',
+                                 self.file, self.model.line, code='POSE_RELATIVE_TO_INVALID')
+        if ref[0] == 'nested':
+            head, rest = self.split(name)
+            result = self.pose(head, stack) @ self.nested[head].pose(rest)
+        else:
+            if name in stack:
+                raise CycleError(f'model {self.model.name!r}: the relative_to graph has a '
+                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
+                                 self.relative_to[name].line, code='POSE_RELATIVE_TO_CYCLE')
+            edge = self.relative_to[name]
+            if edge.target == name or not self.knows(edge.target):
+                what = 'itself' if edge.target == name else 'unknown'
+                code = 'POSE_RELATIVE_TO_CYCLE' if edge.target == name else \
+                    'POSE_RELATIVE_TO_INVALID'
+                raise ReferenceError(f'the pose of {self.kinds[name]} {name!r} is relative_to '
+                                     f'{edge.target!r} ({what} in model {self.model.name!r})',
+                                     self.file, edge.line, code=code)
+            result = self.pose(edge.target, (*stack, name)) @ edge.pose
+            if ref[0] == 'model':
+                result = result @ invert(self._placement(self.models[name]))
+        self._poses[name] = result
+        return result
+
+    def _placement(self, nested: SdfModel) -> np.ndarray:
+        return placement_pose(self.nested[nested.name], nested)
+
+    def _line(self, name: str) -> int | None:
+        for items in (self.model.joints, self.model.frames):
+            for item in items:
+                if item.name == name:
+                    return item.line
+        return self.model.line
+
+    # --- enumeration ----------------------------------------------------------------------
+    def elements(self, prefix: str):
+        """(scoped name, kind, local name, owner ModelFrames, owner's scoped name) of every
+        frame-bearing element, by kind in document order, nested models after the others."""
+        for kind, items in (('link', self.model.links), ('joint', self.model.joints),
+                            ('frame', self.model.frames)):
+            for item in items:
+                # a joint whose frame has no name (see SdfJoint.has_frame); per item: the
+                # joints after it keep their own kind
+                frameless = kind == 'joint' and not getattr(item, 'has_frame', True)
+                item_kind = 'unnamed joint' if frameless else kind
+                yield f'{prefix}::{item.name}', item_kind, item.name, self, prefix
+        for nested in self.model.models:
+            scoped = f'{prefix}::{nested.name}'
+            yield scoped, 'model', nested.name, self, prefix
+            yield from self.nested[nested.name].elements(scoped)
+
+
+def placement_pose(frames: ModelFrames, model: SdfModel) -> np.ndarray:
+    """X_M_P: the model's placement frame in its model frame (identity without one)."""
+    if not model.placement_frame:
+        return _EYE
+    if not frames.knows(model.placement_frame):
+        raise ReferenceError(f'model {model.name!r}: placement_frame '
+                             f'{model.placement_frame!r} is not a frame of the model',
+                             model.file, model.placement_line or model.line,
+                             code='POSE_RELATIVE_TO_INVALID')
+    return frames.pose(model.placement_frame)
+
+
+def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: bool) -> None:
+    """Stages 3 and 6.8 for one joint of a model or world ``scope``."""
+    where = f'joint {joint.name!r} in {scope_name!r}'
+    if joint.child == WORLD_FRAME:
+        raise ReferenceError(f'{where}: the child cannot be "world"', scope.file, joint.line,
+                             code='JOINT_CHILD_LINK_INVALID')
+    if joint.child == joint.name and joint.has_frame:  # a frameless joint names no frame
+        raise CycleError(f'{where}: the joint is its own child', scope.file, joint.line,
+                         code='FRAME_ATTACHED_TO_CYCLE')
+    if not scope.knows(joint.child):
+        raise ReferenceError(f'{where}: child {joint.child!r} is not a frame in this scope',
+                             scope.file, joint.line, code='JOINT_CHILD_LINK_INVALID')
+    parent_is_world = joint.parent == WORLD_FRAME and allow_world_parent
+    if not parent_is_world and not scope.knows(joint.parent):
+        raise ReferenceError(f'{where}: parent {joint.parent!r} is not a frame in this scope',
+                             scope.file, joint.line, code='JOINT_PARENT_LINK_INVALID')
+    if joint.parent == joint.child:
+        raise StructureError(f'{where}: parent and child are both {joint.child!r}', scope.file,
+                             joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
+    child = scope.link_of(joint.child, (joint.name,))
+    parent = WORLD_FRAME if parent_is_world else scope.link_of(joint.parent)
+    if child == parent:
+        raise StructureError(f'{where}: parent {joint.parent!r} and child {joint.child!r} are '
+                             f'both attached to {child!r}', scope.file, joint.line,
+                             code='JOINT_PARENT_SAME_AS_CHILD')
+
+
+def _model_graphs(models: list[SdfModel]) -> dict[str, ModelFrames]:
+    """The frame graphs of a world's models; copies of one included file (same ``shape``)
+    share one graph: their frames are the same, relative to their model frames."""
+    by_shape: dict[object, ModelFrames] = {}
+    out = {}
+    for model in models:
+        graph = by_shape.get(model.shape) if model.shape is not None else None
+        if graph is None:
+            graph = ModelFrames(model)
+            if model.shape is not None:
+                by_shape[model.shape] = graph
+        out[model.name] = graph
+    return out
+
+
+class WorldFrames:
+    """World stages 3-7: models, world frames and world joints in the world frame."""
+
+    def __init__(self, world: SdfWorld) -> None:
+        self.world = world
+        self.file = world.file
+        self.models = _model_graphs(world.models)
+        self.model_elements = {m.name: m for m in world.models}
+        self.kinds: dict[str, str] = {}
+        for kind, items in (('model', world.models), ('frame', world.frames),
+                            ('joint', world.joints)):
+            for item in items:
+                self.kinds.setdefault(item.name, kind)
+        self.frames = {frame.name: frame for frame in world.frames}
+        self.joints = {joint.name: joint for joint in world.joints}
+        self._attached: dict[str, str] = {}
+        self._poses: dict[str, np.ndarray] = {WORLD_FRAME: _EYE}
+        self.attached_to = {f.name: f.attached_to or WORLD_FRAME for f in world.frames}
+        self.attached_to.update({j.name: j.child for j in world.joints})
+        self.relative_to: dict[str, _Edge] = {}
+        for model in world.models:
+            self.relative_to[model.name] = _Edge(model.pose.relative_to or WORLD_FRAME,
+                                                 model.pose.matrix, model.pose.line or model.line)
+        for frame in world.frames:
+            self.relative_to[frame.name] = _Edge(
+                frame.pose.relative_to or frame.attached_to or WORLD_FRAME, frame.pose.matrix,
+                frame.pose.line or frame.line)
+        for joint in world.joints:
+            self.relative_to[joint.name] = _Edge(joint.pose.relative_to or joint.child,
+                                                 joint.pose.matrix, joint.pose.line or joint.line)
+        self._check()
+
+    def _check(self) -> None:
+        for frame in self.world.frames:
+            if frame.attached_to == frame.name:
+                raise CycleError(f'world frame {frame.name!r} is attached to itself', self.file,
+                                 frame.line, code='FRAME_ATTACHED_TO_CYCLE')
+            if frame.attached_to and not self.knows(frame.attached_to):
+                raise ReferenceError(f'world frame {frame.name!r} is attached_to '
+                                     f'{frame.attached_to!r}, which is not a model or frame of '
+                                     f'world {self.world.name!r}', self.file, frame.line,
+                                     code='FRAME_ATTACHED_TO_INVALID')
+            self.link_of(frame.name)
+        for joint in self.world.joints:
+            check_joint(self, joint, self.world.name, allow_world_parent=True)
+        for name in self.relative_to:
+            self.pose(name)
+
+    def reference(self, name: str) -> tuple[str, str] | None:
+        kind = self.kinds.get(name)
+        if kind is not None:
+            return kind, name
+        if name == WORLD_FRAME:
+            return WORLD_FRAME, name
+        split = split_scope(name, self.models)
+        if split is not None and self.models[split[0]].reference(split[1]):
+            return 'nested', name
+        return None
+
+    def split(self, name: str) -> tuple[str, str]:
+        split = split_scope(name, self.models)
+        assert split is not None
+        return split
+
+    def knows(self, name: str) -> bool:
+        return self.reference(name) is not None
+
+    def link_of(self, name: str, stack: tuple[str, ...] = ()) -> str:
+        """The world-scoped link (or ``world``, or a static model's frame) ``name`` is on."""
+        cached = self._attached.get(name)
+        if cached is not None:
+            return cached
+        ref = self.reference(name)
+        if ref is None:
+            raise ReferenceError(f'world {self.world.name!r}: no frame named {name!r}',
+                                 self.file, self.world.line, code='FRAME_ATTACHED_TO_INVALID')
+        kind = ref[0]
+        if kind == WORLD_FRAME:
+            result = WORLD_FRAME
+        elif kind == 'model':
+            result = f'{name}::{self.models[name].canonical()}'
+        elif kind == 'nested':
+            head, rest = self.split(name)
+            result = f'{head}::{self.models[head].link_of(rest)}'
+        else:
+            if name in stack:
+                raise CycleError(f'world {self.world.name!r}: the attached_to graph has a '
+                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
+                                 self._line(name), code='FRAME_ATTACHED_TO_CYCLE')
+            result = self.link_of(self.attached_to[name], (*stack, name))
+        self._attached[name] = result
+        return result
+
+    def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
+        """X_W_name."""
+        cached = self._poses.get(name)
+        if cached is not None:
+            return cached
+        ref = self.reference(name)
+        if ref is None:
+            raise ReferenceError(f'world {self.world.name!r}: no frame named {name!r}',
+                                 self.file, self.world.line, code='POSE_RELATIVE_TO_INVALID')
+        if ref[0] == 'nested':
+            head, rest = self.split(name)
+            result = self.pose(head, stack) @ self.models[head].pose(rest)
+        else:
+            if name in stack:
+                raise CycleError(f'world {self.world.name!r}: the relative_to graph has a '
+                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
+                                 self.relative_to[name].line, code='POSE_RELATIVE_TO_CYCLE')
+            edge = self.relative_to[name]
+            if edge.target == name or not self.knows(edge.target):
+                code = 'POSE_RELATIVE_TO_CYCLE' if edge.target == name else \
+                    'POSE_RELATIVE_TO_INVALID'
+                raise ReferenceError(f'the pose of {self.kinds[name]} {name!r} is relative_to '
+                                     f'{edge.target!r}, which is not a model or frame of world '
+                                     f'{self.world.name!r}', self.file, edge.line, code=code)
+            result = self.pose(edge.target, (*stack, name)) @ edge.pose
+            if ref[0] == 'model':
+                model = self.model_elements[name]
+                result = result @ invert(placement_pose(self.models[name], model))
+        self._poses[name] = result
+        return result
+
+    def _line(self, name: str) -> int | None:
+        item = self.frames.get(name) or self.joints.get(name)
+        return item.line if item is not None else self.world.line
+
+
+@dataclass
+class ResolvedFrame:
+    """One frame of the composed scene, in the world."""
+
+    name: str             #: scoped from the world: ``M``, ``M::L``, ``M::N::F``, ``W``
+    kind: str             #: 'model', 'link', 'joint', 'frame'
+    pose: np.ndarray      #: X_W_frame, all joints at zero
+    attached_to: str      #: world-scoped link it moves with, or ``world``
+    relative_to: str      #: world-scoped frame its pose is expressed in (after defaults)
+    owner: ModelFrames | WorldFrames
+    local: str            #: name within ``owner``
+
+
+def resolve_world(world: SdfWorld) -> tuple[WorldFrames, dict[str, ResolvedFrame]]:
+    """Check every rule and resolve every frame of the world, in document order."""
+    frames = WorldFrames(world)
+    out: dict[str, ResolvedFrame] = {}
+    for model in world.models:
+        graph = frames.models[model.name]
+        out[model.name] = ResolvedFrame(model.name, 'model', frames.pose(model.name),
+                                        _world_link(frames.link_of(model.name)),
+                                        _scoped_target('', frames.relative_to[model.name].target),
+                                        frames, model.name)
+        model_pose = out[model.name].pose
+        for scoped, kind, local, owner, prefix in graph.elements(model.name):
+            if kind == 'unnamed joint':
+                continue
+            within = scoped[len(model.name) + 2:]
+            link = graph.link_of(within)
+            out[scoped] = ResolvedFrame(
+                scoped, kind, model_pose @ graph.pose(within),
+                _world_link(f'{model.name}::{link}'),
+                _scoped_target(prefix, owner.relative_to[local].target), owner, local)
+    for kind, items in (('frame', world.frames), ('joint', world.joints)):
+        for item in items:
+            out[item.name] = ResolvedFrame(item.name, kind, frames.pose(item.name),
+                                           _world_link(frames.link_of(item.name)),
+                                           _scoped_target('', frames.relative_to[item.name].target),
+                                           frames, item.name)
+    _reposture(world, out)
+    return frames, out
+
+
+def _world_link(link: str) -> str:
+    return WORLD_FRAME if is_model_sink(link) else link
+
+
+def _scoped_target(prefix: str, target: str) -> str:
+    if target.endswith('::' + MODEL_FRAME):
+        target = target[:-len(MODEL_FRAME) - 2]
+    if target == MODEL_FRAME:
+        return prefix or WORLD_FRAME
+    if target == WORLD_FRAME:
+        return WORLD_FRAME
+    return f'{prefix}::{target}' if prefix else target
+
+
+def _reposture(world: SdfWorld, frames: dict[str, ResolvedFrame]) -> None:
+    """Call the reposture callbacks of custom (interface API) models, outermost first."""
+    from robot_formats.formats.sdformat.interface import NestedModelFramePoseGraph
+    poses = {name: frame.pose for name, frame in frames.items()}
+
+    def visit(model: SdfModel, scoped: str) -> None:
+        if model.reposture is not None:
+            try:
+                model.reposture(NestedModelFramePoseGraph(scoped, poses))
+            except FormatError:
+                raise
+            except Exception as err:  # a user callback: report it as a document problem
+                raise FormatError(f'the reposture callback of model {scoped!r} failed: {err}',
+                                  model.file, model.line, code='CUSTOM_PARSER') from err
+        for nested in model.models:
+            visit(nested, f'{scoped}::{nested.name}')
+
+    for model in world.models:
+        visit(model, model.name)

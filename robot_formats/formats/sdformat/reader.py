@@ -1,0 +1,721 @@
+"""SDFormat reader: ``<sdf>`` XML into the document model of :mod:`.dom`, includes expanded.
+
+This stage checks what the XML alone can tell (spec stages 1 and 2: element structure, names,
+values) and replaces every ``//include`` by the model it names, renamed, reposed and re-staticed
+as the include says. Frame semantics (stages 3-8) are :mod:`.frames`' job.
+
+Version rules: names may contain ``::`` only before 1.8; sibling links, joints, frames and
+models of different kinds may share a name only before 1.7 (libsdformat renames the later one
+``X_joint`` / ``X_frame``, and so do we, with a warning).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+from lxml import etree
+
+from robot_formats.core.errors import (Diagnostic, DuplicateNameError, FormatError,
+                                       InvalidValueError, ReferenceError, SchemaError,
+                                       StructureError, UnsupportedError)
+from robot_formats.core.model import (Box, Capsule, Collision, Cylinder, Dynamics, Ellipsoid,
+                                      Inertial, JointType, Limits, Material, Mesh, Plane, Sphere,
+                                      Visual)
+from robot_formats.core.transforms import matrix_to_pose
+from robot_formats.formats.urdf.reader import mesh_uri
+from robot_formats.core.xmlsafe import read_xml
+from robot_formats.formats.sdformat import interface
+from robot_formats.formats.sdformat.dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint,
+                                                SdfLink, SdfModel, SdfPlugin, SdfVisualPose,
+                                                SdfWorld)
+from robot_formats.formats.sdformat.foreign import foreign_model, interface_to_model
+from robot_formats.formats.sdformat.unflatten import unflatten
+from robot_formats.formats.sdformat.uri import ResolverConfig, resolve_uri
+from robot_formats.formats.sdformat.values import (Ctx, boolean, child, children, number,
+                                                   parse_version, pose_of, text, vector)
+
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadResult
+
+__all__ = ['SdfLoader', 'SDF_EXTENSIONS']
+
+SDF_EXTENSIONS = ('.sdf', '.world')
+_RESERVED = re.compile(r'^__.*__$')
+_UNLIMITED = 1e16  # SDFormat's default joint limits: "no limit"
+_JOINT_TYPES = {
+    'fixed': JointType.FIXED, 'revolute': JointType.REVOLUTE,
+    'continuous': JointType.CONTINUOUS, 'prismatic': JointType.PRISMATIC,
+    'ball': JointType.BALL, 'universal': JointType.UNIVERSAL,
+    'revolute2': JointType.UNIVERSAL, 'screw': JointType.SCREW, 'gearbox': JointType.REVOLUTE,
+}
+_ROOT_CONTENT = ('world', 'model', 'actor', 'light', 'include')
+
+
+class SdfLoader:
+    """Reads SDFormat documents and everything they include (one instance per load)."""
+
+    def __init__(self, warnings: list[Diagnostic], config: ResolverConfig | None = None,
+                 load_nested: Callable[[Path], LoadResult] | None = None) -> None:
+        self.warnings = warnings
+        self.config = config or ResolverConfig()
+        #: loads an included file of another format (URDF, SKEL, HRDF): the registry's load,
+        #: handed down by it (None: such includes are refused)
+        self.load_nested = load_nested
+        self._directories: dict[str, Path] = {}  # including file -> its resolved directory
+        self.stack: list[str] = []          # files being read, outermost first (cycle check)
+        #: included SDFormat files already read in this load: a file included many times (a
+        #: world of 1,000 copies of a robot) is read once and its model copied per include
+        self._parsed: dict[str, _Parsed] = {}
+        self._subtrees: list[_Parsed] = []  # what the files being read include, innermost last
+        self._uris: dict[tuple[str, str | None], Path] = {}
+        self._keys: dict[Path, str] = {}   # path -> resolved path (cycle check key)
+
+    # --- documents ------------------------------------------------------------------------
+    def document(self, root: etree._Element, file: str | None, world: str | None = None
+                 ) -> SdfWorld | SdfModel:
+        """The world (the one named ``world``, else the first), or the single model, a
+        top-level ``<sdf>`` document describes."""
+        self.stack.append(str(Path(file).resolve()) if file else '<input>')
+        try:
+            ctx, content = self._sdf_root(root, file)
+            worlds = [e for e in content if e.tag == 'world']
+            if worlds:
+                if len(content) != len(worlds):
+                    raise SchemaError('an <sdf> document holds either worlds or one model, not '
+                                      'both', file, content[0].sourceline,
+                                      code='ELEMENT_INCORRECT_TYPE')
+                return self._one_world(ctx, worlds, world)
+            if world is not None:
+                raise ReferenceError(f'no world named {world!r}: the document holds a model, not '
+                                     'a world', file, root.sourceline, code='ELEMENT_MISSING')
+            model = self._single_model(ctx, root, content)
+            if model is None:
+                raise SchemaError(f'the document holds only a <{content[0].tag}>, no <world> or '
+                                  '<model>: there is no kinematic content to load', file,
+                                  content[0].sourceline, code='ELEMENT_MISSING')
+            return model
+        finally:
+            self.stack.pop()
+
+    def _sdf_root(self, root: etree._Element, file: str | None
+                  ) -> tuple[Ctx, list[etree._Element]]:
+        if root.tag != 'sdf':
+            raise SchemaError(f'the root element is <{root.tag}>, not <sdf>', file,
+                              root.sourceline, code='FILE_READ')
+        version = parse_version(root.get('version'), file, root.sourceline)
+        ctx = Ctx(file, self.warnings, version)
+        return ctx, [e for e in root if isinstance(e.tag, str) and e.tag in _ROOT_CONTENT]
+
+    def _one_world(self, ctx: Ctx, worlds: list[etree._Element], wanted: str | None
+                   ) -> SdfWorld:
+        """The world named ``wanted``, else the first; the others are left out with a warning,
+        as Gazebo loads the first world of a document (libsdformat reads them all)."""
+        names = [w.get('name') for w in worlds]
+        for index, name in enumerate(names):
+            if name is not None and name in names[:index]:
+                raise DuplicateNameError(f'two worlds are named {name!r}', ctx.file,
+                                         worlds[index].sourceline, code='DUPLICATE_NAME')
+        if wanted is not None and wanted not in names:
+            raise ReferenceError(f'no world named {wanted!r}; the document holds '
+                                 f'{", ".join(repr(n) for n in names)}', ctx.file,
+                                 worlds[0].sourceline, code='ELEMENT_MISSING')
+        chosen = worlds[names.index(wanted)] if wanted is not None else worlds[0]
+        if len(worlds) > 1:
+            others = ', '.join(repr(n) for n in names if n != chosen.get('name'))
+            if wanted is None:  # the spec allows several worlds; which one is ambiguous
+                self.warnings.append(Diagnostic(
+                    f'the document holds {len(worlds)} worlds; loading the first, '
+                    f'{chosen.get("name")!r}, as Gazebo does, and leaving out {others} (choose '
+                    'one with --world or the world parameter)', ctx.file, chosen.sourceline,
+                    'SDF_SEVERAL_WORLDS'))
+            else:
+                self.warnings.append(Diagnostic(
+                    f'loading world {wanted!r}; the document also holds {others}', ctx.file,
+                    chosen.sourceline, 'SDF_SEVERAL_WORLDS', severity='note'))
+        return self.world(ctx, chosen)
+
+    def _single_model(self, ctx: Ctx, root: etree._Element,
+                      content: list[etree._Element]) -> SdfModel | None:
+        """The one model of a model file (None for a light- or actor-only file)."""
+        names = [e.get('name') for e in content if e.tag == 'model']
+        for index, name in enumerate(names):
+            if name is not None and name in names[:index]:
+                raise DuplicateNameError(f'two models are named {name!r}', ctx.file,
+                                         content[index].sourceline, code='DUPLICATE_NAME')
+        if len(content) > 1:
+            raise SchemaError('a model file holds exactly one <model>, <actor> or <light>; '
+                              f'this one holds {len(content)}', ctx.file,
+                              content[1].sourceline, code='ELEMENT_INCORRECT_TYPE')
+        if content and content[0].tag == 'model':
+            return self.model(ctx, content[0], top=True)
+        if content and content[0].tag == 'include':
+            models = self.include(ctx, content[0], in_world=False)
+            if models:
+                return models[0]
+        elif content:
+            return None
+        raise SchemaError('the document has no <world> or <model>; there is no kinematic '
+                          'content to load', ctx.file, root.sourceline, code='ELEMENT_MISSING')
+
+    # --- names ----------------------------------------------------------------------------
+    def name_of(self, ctx: Ctx, element: etree._Element, what: str) -> str:
+        """The element's ``name``, checked as stage 2 says."""
+        name = element.get('name')
+        if name is None or not name.strip():
+            raise SchemaError(f'<{element.tag}> needs a non-empty name attribute ({what})',
+                              ctx.file, element.sourceline, code='ATTRIBUTE_MISSING')
+        self.check_name(ctx, name, element.sourceline, f'<{element.tag}>')
+        return name
+
+    @staticmethod
+    def check_name(ctx: Ctx, name: str, line: int | None, what: str) -> None:
+        if _RESERVED.match(name) or name == 'world':
+            raise SchemaError(f'{what} name {name!r} is reserved (names of the form __*__ and '
+                              '"world" name implicit frames)', ctx.file, line,
+                              code='RESERVED_NAME')
+        if '::' in name and ctx.version >= (1, 8):
+            raise SchemaError(f'{what} name {name!r} contains "::", which SDFormat 1.8 reserves '
+                              'as the scope delimiter', ctx.file, line, code='RESERVED_NAME')
+
+    # --- world ----------------------------------------------------------------------------
+    def world(self, ctx: Ctx, element: etree._Element) -> SdfWorld:
+        world = SdfWorld(self.name_of(ctx, element, 'world'), ctx.file, element.sourceline,
+                         ctx.version)
+        gravity = child(element, 'gravity')
+        physics = child(element, 'physics')
+        if gravity is None and physics is not None:
+            gravity = child(physics, 'gravity')
+        world.gravity = vector(ctx, gravity, 3, (0.0, 0.0, -9.8))  # type: ignore[assignment]
+        siblings = _Siblings(ctx, 'world', world.name)
+        for sub in element:
+            tag = sub.tag
+            if tag == 'model':
+                model = self.model(ctx, sub)
+                siblings.claim(model.name, 'model', sub.sourceline)
+                world.models.append(model)
+            elif tag == 'include':
+                if _merge(ctx, sub):
+                    self._merge_include(ctx, world, sub, siblings)
+                    continue
+                for model in self.include(ctx, sub, in_world=True):
+                    siblings.claim(model.name, 'model', sub.sourceline)
+                    world.models.append(model)
+            elif tag == 'frame':
+                frame = self.frame(ctx, sub)
+                frame.name = siblings.claim(frame.name, 'frame', sub.sourceline)
+                world.frames.append(frame)
+            elif tag == 'joint':
+                joint = self.joint(ctx, sub)
+                joint.name = siblings.claim(joint.name, 'joint', sub.sourceline)
+                world.joints.append(joint)
+        return world
+
+    # --- model ----------------------------------------------------------------------------
+    def model(self, ctx: Ctx, element: etree._Element, top: bool = False) -> SdfModel:
+        name = self.name_of(ctx, element, 'model')
+        pose = pose_of(ctx, element)
+        if top and pose.relative_to:
+            raise SchemaError(f'the pose of top-level model {name!r} names relative_to='
+                              f'{pose.relative_to!r}, but a model file has no other frame',
+                              ctx.file, pose.line, code='ATTRIBUTE_INVALID')
+        model = SdfModel(name, pose, ctx.file, element.sourceline, ctx.version,
+                         static=boolean(ctx, child(element, 'static')),
+                         canonical_link=element.get('canonical_link', ''),
+                         placement_frame=element.get('placement_frame', ''),
+                         placement_line=element.sourceline)
+        siblings = _Siblings(ctx, 'model', name)
+        for sub in element:
+            self._model_child(ctx, model, sub, siblings)
+        if ctx.version < (1, 8):
+            unflatten(model)
+        return model
+
+    def _model_child(self, ctx: Ctx, model: SdfModel, sub: etree._Element,
+                     siblings: _Siblings) -> None:
+        tag = sub.tag
+        if tag == 'link':
+            link = self.link(ctx, sub)
+            siblings.claim(link.name, 'link', sub.sourceline)
+            model.links.append(link)
+        elif tag == 'joint':
+            joint = self.joint(ctx, sub)
+            joint.name = siblings.claim(joint.name, 'joint', sub.sourceline)
+            model.joints.append(joint)
+        elif tag == 'frame':
+            frame = self.frame(ctx, sub)
+            frame.name = siblings.claim(frame.name, 'frame', sub.sourceline)
+            model.frames.append(frame)
+        elif tag == 'model':
+            nested = self.model(ctx, sub)
+            siblings.claim(nested.name, 'model', sub.sourceline)
+            model.models.append(nested)
+        elif tag == 'plugin':
+            model.plugins.append(_plugin(ctx, sub))
+        elif tag == 'include':
+            if _merge(ctx, sub):
+                self._merge_include(ctx, model, sub, siblings)
+            else:
+                for nested in self.include(ctx, sub, in_world=False,
+                                           parent_name=model.name):
+                    siblings.claim(nested.name, 'model', sub.sourceline)
+                    model.models.append(nested)
+
+    # --- links ----------------------------------------------------------------------------
+    def link(self, ctx: Ctx, element: etree._Element) -> SdfLink:
+        link = SdfLink(self.name_of(ctx, element, 'link'), pose_of(ctx, element),
+                       element.sourceline, self._inertial(ctx, child(element, 'inertial')))
+        for tag in ('visual', 'collision'):
+            for sub in children(element, tag):
+                geometry = self._geometry(ctx, child(sub, 'geometry'))
+                if geometry is None:
+                    continue
+                name = sub.get('name')
+                if tag == 'visual':
+                    item: Visual | Collision = Visual(geometry, name=name,
+                                                      material=_material(ctx, sub))
+                else:
+                    item = Collision(geometry, name=name)
+                link.shapes.append(SdfVisualPose(item, pose_of(ctx, sub)))
+        return link
+
+    def _inertial(self, ctx: Ctx, element: etree._Element | None) -> Inertial | None:
+        if element is None:
+            return None
+        mass = number(ctx, child(element, 'mass'), 1.0)
+        inertia = child(element, 'inertia')
+        values = tuple(number(ctx, child(inertia, key) if inertia is not None else None, default)
+                       for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0),
+                                            ('iyy', 1.0), ('iyz', 0.0), ('izz', 1.0)))
+        pose = pose_of(ctx, element)
+        return Inertial(mass, matrix_to_pose(pose.matrix), values)  # type: ignore[arg-type]
+
+    def _geometry(self, ctx: Ctx, element: etree._Element | None):
+        if element is None:
+            return None
+        for shape in element:
+            tag = shape.tag
+            if tag == 'box':
+                return Box(vector(ctx, child(shape, 'size'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+            if tag == 'sphere':
+                return Sphere(number(ctx, child(shape, 'radius'), 1.0))
+            if tag in ('cylinder', 'capsule'):
+                kind = Cylinder if tag == 'cylinder' else Capsule
+                return kind(number(ctx, child(shape, 'radius'), 1.0),
+                            number(ctx, child(shape, 'length'), 1.0))
+            if tag == 'ellipsoid':
+                return Ellipsoid(vector(ctx, child(shape, 'radii'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+            if tag == 'plane':
+                return Plane(vector(ctx, child(shape, 'normal'), 3, (0.0, 0.0, 1.0)),  # type: ignore
+                             vector(ctx, child(shape, 'size'), 2, (0.0, 0.0)))  # type: ignore
+            if tag == 'mesh':
+                uri = text(child(shape, 'uri'))
+                base = Path(ctx.file).resolve().parent if ctx.file else None
+                return Mesh(mesh_uri(uri, base) if uri else uri,
+                            vector(ctx, child(shape, 'scale'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+        return None
+
+    # --- joints and frames ----------------------------------------------------------------
+    def joint(self, ctx: Ctx, element: etree._Element) -> SdfJoint:
+        name = self.name_of(ctx, element, 'joint')
+        sdf_type = element.get('type')
+        if sdf_type is None:
+            raise SchemaError(f'joint {name!r} needs a type attribute', ctx.file,
+                              element.sourceline, code='ATTRIBUTE_MISSING')
+        kind = _JOINT_TYPES.get(sdf_type.strip().lower())
+        if kind is None:
+            raise SchemaError(f'joint {name!r} has unknown type {sdf_type!r}; SDFormat joints '
+                              f'are {", ".join(sorted(_JOINT_TYPES))}', ctx.file,
+                              element.sourceline, code='ATTRIBUTE_INVALID')
+        ends = []
+        for tag in ('parent', 'child'):
+            sub = child(element, tag)
+            if sub is None or not text(sub):
+                raise SchemaError(f'joint {name!r} needs a non-empty <{tag}>', ctx.file,
+                                  element.sourceline, code='ELEMENT_MISSING')
+            ends.append(text(sub))
+        joint = SdfJoint(name, kind, ends[0], ends[1], pose_of(ctx, element),
+                         self._axis(ctx, child(element, 'axis')),
+                         self._axis(ctx, child(element, 'axis2')),
+                         sdf_type=sdf_type, line=element.sourceline)
+        if kind is JointType.SCREW:
+            joint.pitch = _screw_pitch(ctx, element)
+        if kind in (JointType.REVOLUTE, JointType.UNIVERSAL) and joint.axis2 is None \
+                and kind is JointType.UNIVERSAL:
+            joint.axis2 = SdfAxis((0.0, 1.0, 0.0))
+        if kind is JointType.REVOLUTE and not _limited(joint.axis):
+            joint.type = JointType.CONTINUOUS
+        return joint
+
+    def _axis(self, ctx: Ctx, element: etree._Element | None) -> SdfAxis | None:
+        if element is None:
+            return None
+        xyz = child(element, 'xyz')
+        axis = SdfAxis(vector(ctx, xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)  # type: ignore
+        if np.linalg.norm(axis.xyz) < 1e-12:
+            raise InvalidValueError('joint axis <xyz> has zero length', ctx.file,
+                                    element.sourceline, code='ELEMENT_INVALID')
+        if xyz is not None:
+            axis.expressed_in = xyz.get('expressed_in', '')
+        if ctx.version < (1, 7) and boolean(ctx, child(element, 'use_parent_model_frame')):
+            axis.expressed_in = MODEL_FRAME
+        limit = child(element, 'limit')
+        if limit is not None:
+            lower = number(ctx, child(limit, 'lower'), -_UNLIMITED)
+            upper = number(ctx, child(limit, 'upper'), _UNLIMITED)
+            effort = number(ctx, child(limit, 'effort'), -1.0)
+            velocity = number(ctx, child(limit, 'velocity'), -1.0)
+            axis.limits = Limits(lower if abs(lower) < _UNLIMITED else None,
+                                 upper if abs(upper) < _UNLIMITED else None,
+                                 effort if effort >= 0 else None,
+                                 velocity if velocity >= 0 else None)
+        dynamics = child(element, 'dynamics')
+        if dynamics is not None:
+            axis.dynamics = Dynamics(number(ctx, child(dynamics, 'damping'), 0.0),
+                                     number(ctx, child(dynamics, 'friction'), 0.0))
+        return axis
+
+    def frame(self, ctx: Ctx, element: etree._Element) -> SdfFrame:
+        return SdfFrame(self.name_of(ctx, element, 'frame'), element.get('attached_to', ''),
+                        pose_of(ctx, element), element.sourceline)
+
+    # --- includes -------------------------------------------------------------------------
+    def include(self, ctx: Ctx, element: etree._Element, in_world: bool,
+                parent_name: str = '') -> list[SdfModel]:
+        """The model an ``<include>`` names, with the include's overrides applied."""
+        uri_element = child(element, 'uri')
+        uri = text(uri_element)
+        if not uri or uri_element is None:
+            raise SchemaError('<include> needs a <uri>', ctx.file, element.sourceline,
+                              code='ATTRIBUTE_MISSING')
+        override = _IncludeOverrides.read(self, ctx, element)
+        path = self._resolve_uri(uri, ctx.file, uri_element.sourceline)
+        if path.suffix.lower() in SDF_EXTENSIONS or not _other_format(path):
+            model = self._included_sdf(ctx, path, element)
+            if model is None:  # a light or an actor: nothing kinematic to add
+                return []
+        else:
+            model = self._included_other(ctx, path, uri, override, parent_name, element)
+        override.apply(ctx, model)
+        for sub in element:  # //include/frame and //include/joint add to the included model
+            if sub.tag == 'frame':
+                model.frames.append(self.frame(ctx, sub))
+                model.shape = None
+            elif sub.tag == 'joint':
+                model.joints.append(self.joint(ctx, sub))
+                model.shape = None
+        return [model]
+
+    def _resolve_uri(self, uri: str, including_file: str | None, line: int | None) -> Path:
+        """``resolve_uri``, once per (URI, including file) in a load: a world including one
+        model 1,000 times looks it up once. Lookup errors are not cached (their line differs)."""
+        key = (uri, including_file)
+        found = self._uris.get(key)
+        if found is None:
+            found = self._uris[key] = resolve_uri(uri, including_file, self.config, line,
+                                                  self._directories)
+        return found
+
+    def _included_sdf(self, ctx: Ctx, path: Path, include: etree._Element) -> SdfModel | None:
+        key = self._keys.get(path)
+        if key is None:
+            key = self._keys[path] = str(path.resolve())
+        parsed = self._parsed.get(key)
+        if key in self.stack or (parsed is not None and not parsed.files.isdisjoint(self.stack)):
+            chain = ' -> '.join(Path(p).name for p in [*self.stack, key])
+            raise StructureError(f'include cycle: {chain}', ctx.file, include.sourceline,
+                                 code='URI_LOOKUP')
+        levels = parsed.depth if parsed is not None else 1
+        if len(self.stack) + levels - 1 >= self.config.max_depth:
+            raise StructureError(f'includes nest deeper than {self.config.max_depth} files',
+                                 ctx.file, include.sourceline, code='URI_LOOKUP')
+        first = parsed is None
+        if parsed is None:
+            parsed = self._parsed[key] = self._read_included(ctx, path, key, include)
+        if self._subtrees:
+            self._subtrees[-1].add(parsed)
+        if parsed.empty:
+            return None
+        if first:  # handed out as read (the include changes it): most files are included once
+            model, parsed.model = parsed.model, None
+        else:
+            if parsed.model is None:  # the second include: read again, keep it as the template
+                parsed.model = self._read_included(ctx, path, key, include, parsed.root).model
+            assert parsed.model is not None  # not empty (checked above): a model was read
+            model = _clone_model(parsed.model)
+        assert model is not None  # first includes hand out what _read_included read
+        model.shape = key
+        return model
+
+    def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element,
+                       root: etree._Element | None = None) -> _Parsed:
+        """Read an included SDFormat file (its XML ``root`` when already parsed)."""
+        root = read_xml(path, self.warnings, ('sdf',)) if root is None else root
+        self.stack.append(key)
+        below = _Parsed(None, frozenset(), 0)
+        self._subtrees.append(below)
+        try:
+            inner, content = self._sdf_root(root, str(path))
+            if any(e.tag == 'world' for e in content):
+                raise SchemaError(f'{path.name} is a world; //include can only include models',
+                                  ctx.file, include.sourceline, code='ELEMENT_INCORRECT_TYPE')
+            model = self._single_model(inner, root, content)
+        finally:
+            self.stack.pop()
+            self._subtrees.pop()
+        return _Parsed(model, below.files | {key}, below.depth + 1, root)
+
+    def _included_other(self, ctx: Ctx, path: Path, uri: str, override: _IncludeOverrides,
+                        parent_name: str, include: etree._Element) -> SdfModel:
+        local = override.name or path.stem
+        request = interface.NestedInclude(
+            uri, str(path), f'{parent_name}::{local}' if parent_name else local,
+            override.name, override.static, include)
+        for parser in self.config.custom_model_parsers():
+            errors: list = []
+            result = parser(request, errors)
+            if errors:
+                raise FormatError('; '.join(str(e) for e in errors), str(path), None,
+                                  code='CUSTOM_PARSER')
+            if result is not None:
+                return interface_to_model(result, ctx, include.sourceline, str(path))
+        if self.load_nested is None:
+            raise UnsupportedError(f'{path.name}: an included {path.suffix or "non-SDFormat"} '
+                                   'model needs robot_formats.load (this reader was given no '
+                                   'loader for other formats)', ctx.file, include.sourceline,
+                                   code='URI_LOOKUP')
+        return foreign_model(self.load_nested(path), local, ctx, include.sourceline,
+                             self.warnings)
+
+    def _merge_include(self, ctx: Ctx, parent: SdfModel | SdfWorld, element: etree._Element,
+                       siblings: _Siblings) -> None:
+        """``<include merge="true">``: the included model's elements join ``parent`` (a model,
+        or a world from 1.10) directly, with libsdformat's proxy frame
+        ``_merged__<name>__model__`` standing for its frame."""
+        from robot_formats.formats.sdformat.merge import merge_into
+        in_world = isinstance(parent, SdfWorld)
+        included = self.include(ctx, element, in_world=in_world,
+                                parent_name='' if in_world else parent.name)
+        if not included:
+            return  # a light or an actor: nothing to merge
+        merge_into(ctx, parent, included[0], siblings, element.sourceline)
+
+
+class _Parsed:
+    """An included file as read in this load: its XML, its model (the template copies are made
+    from; None until a second include needs one), whether it has no model (a light or actor),
+    every file it includes, directly or not (cycle check on reuse), and how many include levels
+    it spans (depth check on reuse)."""
+
+    __slots__ = ('model', 'files', 'depth', 'root', 'empty')
+
+    def __init__(self, model: SdfModel | None, files: frozenset[str], depth: int,
+                 root: etree._Element | None = None) -> None:
+        self.model, self.files, self.depth, self.root = model, files, depth, root
+        self.empty = model is None
+
+    def add(self, other: _Parsed) -> None:
+        self.files = self.files | other.files
+        self.depth = max(self.depth, other.depth)
+
+
+def _clone_pose(pose: PoseSpec) -> PoseSpec:
+    return PoseSpec(pose.matrix, pose.relative_to, pose.line, pose.given)  # matrices never change
+
+
+def _clone_model(model: SdfModel) -> SdfModel:
+    """A copy of ``model`` that includes may rename, repose and merge (everything an include
+    or a merge changes is copied; immutable parts such as shapes and matrices are shared)."""
+    out = copy.copy(model)
+    out.pose = _clone_pose(model.pose)
+    out.links = [_clone_link(link) for link in model.links]
+    out.joints = [_clone_joint(joint) for joint in model.joints]
+    out.frames = [_clone_frame(frame) for frame in model.frames]
+    out.models = [_clone_model(nested) for nested in model.models]
+    out.plugins = list(model.plugins)
+    out.initial_positions = dict(model.initial_positions)
+    return out
+
+
+def _clone_link(link: SdfLink) -> SdfLink:
+    out = copy.copy(link)
+    out.pose = _clone_pose(link.pose)
+    out.shapes = [SdfVisualPose(shape.item, _clone_pose(shape.pose)) for shape in link.shapes]
+    return out
+
+
+def _clone_joint(joint: SdfJoint) -> SdfJoint:
+    out = copy.copy(joint)
+    out.pose = _clone_pose(joint.pose)
+    out.axis = copy.copy(joint.axis)
+    out.axis2 = copy.copy(joint.axis2)
+    return out
+
+
+def _clone_frame(frame: SdfFrame) -> SdfFrame:
+    out = copy.copy(frame)
+    out.pose = _clone_pose(frame.pose)
+    return out
+
+
+class _Siblings:
+    """Name bookkeeping of one scope (stage 2): same-kind duplicates are always errors;
+    different kinds may share a name only before 1.7, where the later one is renamed."""
+
+    def __init__(self, ctx: Ctx, scope_kind: str, scope_name: str) -> None:
+        self.ctx = ctx
+        self.scope = f'{scope_kind} {scope_name!r}'
+        self.kinds: dict[str, str] = {}
+
+    def claim(self, name: str, kind: str, line: int | None) -> str:
+        other = self.kinds.get(name)
+        if other is None:
+            self.kinds[name] = kind
+            return name
+        if other == kind or self.ctx.version >= (1, 7) or kind not in ('joint', 'frame'):
+            raise DuplicateNameError(f'{self.scope} has two elements named {name!r} '
+                                     f'(a {other} and a {kind}); sibling names must be unique',
+                                     self.ctx.file, line, code='DUPLICATE_NAME')
+        renamed = f'{name}_{kind}'
+        self.ctx.warnings.append(Diagnostic(
+            f'{kind} {name!r} has the name of a {other} in {self.scope}; renamed {renamed!r} '
+            '(SDFormat < 1.7 rule)', self.ctx.file, line, 'DUPLICATE_NAME'))
+        return self.claim(renamed, kind, line)
+
+
+class _IncludeOverrides:
+    """What an ``<include>`` changes in the model it includes (spec 1.4)."""
+
+    def __init__(self) -> None:
+        self.name = ''
+        self.pose: PoseSpec | None = None
+        self.placement_frame = ''
+        self.placement_line: int | None = None
+        self.static: bool | None = None  #: tri-state: None = not given
+        self.static_line: int | None = None
+        self.plugins: list[SdfPlugin] = []
+
+    @classmethod
+    def read(cls, loader: SdfLoader, ctx: Ctx, element: etree._Element) -> _IncludeOverrides:
+        out = cls()
+        name = child(element, 'name')
+        if name is not None:
+            out.name = text(name)
+            if not out.name:
+                raise SchemaError('<include><name> is empty', ctx.file, name.sourceline,
+                                  code='ATTRIBUTE_INVALID')
+            loader.check_name(ctx, out.name, name.sourceline, '<include>')
+        if child(element, 'pose') is not None:
+            out.pose = pose_of(ctx, element)
+        placement = child(element, 'placement_frame')
+        if placement is not None:
+            out.placement_frame = text(placement)
+            out.placement_line = placement.sourceline
+            if out.pose is None:
+                raise SchemaError('<include><placement_frame> needs an <include><pose> (the '
+                                  'pose the placement frame is put at)', ctx.file,
+                                  placement.sourceline, code='MODEL_PLACEMENT_FRAME_INVALID')
+        static = child(element, 'static')
+        if static is not None:
+            out.static = boolean(ctx, static)
+            out.static_line = static.sourceline
+        plugins = children(element, 'plugin')
+        out.plugins = [_plugin(ctx, plugin) for plugin in plugins]
+        return out
+
+    def apply(self, ctx: Ctx, model: SdfModel) -> None:
+        if self.name:
+            model.name = self.name
+        if self.pose is not None:
+            model.pose = self.pose
+            if self.placement_frame:
+                model.placement_frame = self.placement_frame
+                model.placement_line = self.placement_line
+        elif model.pose.relative_to:
+            model.pose.relative_to = ''
+        if self.static is True:
+            if model.shape is not None:
+                model.shape = ('static', model.shape)
+            _make_static(model)
+        elif self.static is False:
+            static = _first_static(model)
+            if static is not None:
+                raise InvalidValueError(
+                    f'<include><static>false</static> includes static model {static!r}: '
+                    '//include/static can only make models static (spec 1.4.6); remove it or '
+                    'include a non-static model', ctx.file, self.static_line,
+                    code='ELEMENT_INVALID')
+        model.file = model.file or ctx.file
+        model.plugins.extend(self.plugins)
+
+
+def _first_static(model: SdfModel) -> str | None:
+    """The name of ``model`` or of its first nested model that is static, if any."""
+    if model.static:
+        return model.name
+    for nested in model.models:
+        found = _first_static(nested)
+        if found is not None:
+            return f'{model.name}::{found}'
+    return None
+
+
+def _plugin(ctx: Ctx, element: etree._Element) -> SdfPlugin:
+    """A ``<plugin>``: kept on the model for simulators, no kinematic meaning."""
+    return SdfPlugin(element.get('name', ''), element.get('filename', ''), element.sourceline)
+
+
+def _make_static(model: SdfModel) -> None:
+    model.static = True
+    for nested in model.models:
+        _make_static(nested)
+
+
+def _merge(ctx: Ctx, element: etree._Element) -> bool:
+    value = element.get('merge', 'false').strip().lower()
+    if value not in ('true', 'false', '1', '0'):
+        raise InvalidValueError(f'<include merge={value!r}> must be true or false', ctx.file,
+                                element.sourceline, code='ATTRIBUTE_INVALID')
+    return value in ('true', '1')
+
+
+def _other_format(path: Path) -> bool:
+    """Whether ``path`` is a non-SDFormat file (decided by extension, then by root element)."""
+    return path.suffix.lower() not in SDF_EXTENSIONS
+
+
+def _limited(axis: SdfAxis | None) -> bool:
+    return (axis is not None and axis.limits is not None and axis.limits.lower is not None
+            and axis.limits.upper is not None)
+
+
+def _screw_pitch(ctx: Ctx, element: etree._Element) -> float:
+    """Translation per full turn. ``//joint/screw_thread_pitch`` (1.10) is that already;
+    the older ``//joint/thread_pitch`` is in radians per metre with the opposite sign."""
+    pitch = child(element, 'screw_thread_pitch')
+    if pitch is not None:
+        return number(ctx, pitch, 0.0)
+    old = number(ctx, child(element, 'thread_pitch'), 1.0)
+    if old == 0.0:
+        raise InvalidValueError('screw joint <thread_pitch> is 0', ctx.file,
+                                element.sourceline, code='ELEMENT_INVALID')
+    return -2.0 * np.pi / old
+
+
+def _material(ctx: Ctx, visual: etree._Element) -> Material | None:
+    material = child(visual, 'material')
+    if material is None:
+        return None
+    diffuse = child(material, 'diffuse')
+    if diffuse is None:
+        diffuse = child(material, 'ambient')
+    if diffuse is None:
+        return None
+    values = vector(ctx, diffuse, None, ())  # type: ignore[arg-type]
+    if len(values) not in (3, 4):
+        return None
+    rgba = tuple(values) + ((1.0,) if len(values) == 3 else ())
+    return Material(rgba=rgba)  # type: ignore[arg-type]

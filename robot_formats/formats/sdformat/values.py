@@ -1,0 +1,225 @@
+"""Typed access to SDFormat element text: numbers, booleans, poses in every form real files use.
+
+libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with file and line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+from lxml import etree
+
+from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
+from robot_formats.core.transforms import quat_to_rotation
+from robot_formats.core.xmlsafe import floats, local_name
+from robot_formats.formats.sdformat.dom import PoseSpec
+
+__all__ = ['Ctx', 'child', 'children', 'text', 'number', 'vector', 'boolean', 'pose_of',
+           'parse_version']
+
+
+class Ctx:
+    """The file being read (for error locations), its spec version and the warnings sink."""
+
+    def __init__(self, file: str | None, warnings: list, version: tuple[int, int]) -> None:
+        self.file = file
+        self.warnings = warnings
+        self.version = version
+
+
+def child(element: etree._Element, tag: str) -> etree._Element | None:
+    """The first child element named ``tag`` (namespace-free), or None."""
+    for sub in element:
+        if sub.tag == tag:
+            return sub
+    return None
+
+
+def children(element: etree._Element, tag: str) -> list[etree._Element]:
+    return [sub for sub in element if sub.tag == tag]
+
+
+def text(element: etree._Element | None, default: str = '') -> str:
+    if element is None:
+        return default
+    return (element.text or '').strip()
+
+
+def number(ctx: Ctx, element: etree._Element | None, default: float) -> float:
+    """One finite float from the element's text, ``default`` when the element is absent."""
+    if element is None:
+        return default
+    value = (element.text or '').strip()
+    if value.lower() in ('inf', '+inf', 'infinity'):
+        return math.inf
+    if value.lower() in ('-inf', '-infinity'):
+        return -math.inf
+    return _lenient(ctx, element, value, 1, streamed=True)[0]
+
+
+def vector(ctx: Ctx, element: etree._Element | None, count: int,
+           default: tuple[float, ...]) -> tuple[float, ...]:
+    if element is None:
+        return default
+    return _lenient(ctx, element, element.text or '', count, streamed=True)
+
+
+#: A number at the start of the text, as C++ streams and ``std::stod`` read it.
+_NUMBER = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
+
+
+def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, streamed: bool
+             ) -> tuple[float, ...]:
+    """``count`` numbers, read strictly; where that fails, as libsdformat 12 reads them, with an
+    ``SDF_NUMBER`` warning: values and vectors through a C++ stream (``0.5"`` is 0.5, and the
+    stream stops after ``count`` values), pose and colour entries (any count: ``count`` None)
+    each through ``std::stod`` (``0"`` is 0).
+    Text libsdformat cannot read either raises the strict reader's error."""
+    what = f'<{local_name(element)}>'
+    try:
+        return floats(text, ctx.file, element.sourceline, what, count)
+    except InvalidValueError:
+        values = _streamed(text, count) if streamed and count else _per_token(text)
+        if values is None or (count is not None and len(values) != count):
+            raise
+    ctx.warnings.append(Diagnostic(
+        f'{what} {text.strip()!r} has characters libsdformat reads past; read as '
+        f'{" ".join(f"{v:g}" for v in values)}', ctx.file, element.sourceline, 'SDF_NUMBER'))
+    return values
+
+
+def _streamed(text: str, count: int) -> tuple[float, ...] | None:
+    """What ``stream >> v`` ``count`` times gives, or None where a read fails."""
+    values, position = [], 0
+    for _ in range(count):
+        match = _NUMBER.match(text, position)
+        if match is None:
+            return None
+        values.append(float(match.group(1)))
+        position = match.end()
+    return tuple(values) if all(map(math.isfinite, values)) else None
+
+
+def _per_token(text: str) -> tuple[float, ...] | None:
+    """``std::stod`` of each whitespace-separated token, or None where one has no number."""
+    values = []
+    for token in text.split():
+        match = _NUMBER.match(token)
+        if match is None:
+            return None
+        values.append(float(match.group(1)))
+    return tuple(values) if all(map(math.isfinite, values)) else None
+
+
+def boolean(ctx: Ctx, element: etree._Element | None, default: bool = False) -> bool:
+    if element is None:
+        return default
+    value = (element.text or '').strip().lower()
+    if value in ('1', 'true'):
+        return True
+    if value in ('0', 'false'):
+        return False
+    raise InvalidValueError(f'<{local_name(element)}> must be true/false or 1/0, not {value!r}',
+                            ctx.file, element.sourceline, code='ELEMENT_INVALID')
+
+
+def pose_of(ctx: Ctx, holder: etree._Element) -> PoseSpec:
+    """The holder's ``<pose>``: identity when absent or empty; ``relative_to`` as written.
+
+    Forms: ``x y z roll pitch yaw`` (radians, or degrees with ``degrees="true"``) and
+    ``x y z qx qy qz qw`` with ``rotation_format="quat_xyzw"`` (normalized on input).
+    """
+    element = child(holder, 'pose')
+    if element is None:
+        return PoseSpec(_IDENTITY)
+    relative_to = element.get('relative_to', '')
+    if not relative_to and ctx.version < (1, 7) and element.get('frame'):
+        relative_to = element.get('frame', '')  # 1.5/1.6 //pose/@frame, same meaning
+    return PoseSpec(_pose_matrix(ctx, element), relative_to, element.sourceline, True)
+
+
+#: The pose of elements without one, shared (pose matrices are never changed in place; the
+#: array is read-only so that stays true).
+_IDENTITY = np.eye(4)
+_IDENTITY.setflags(write=False)
+
+
+def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
+    body = (element.text or '').strip()
+    if not body:
+        return _IDENTITY
+    out = np.eye(4)
+    rotation_format = element.get('rotation_format', 'euler_rpy')
+    degrees = _degrees(ctx, element)
+    if rotation_format == 'quat_xyzw':
+        if degrees:
+            raise InvalidValueError('<pose degrees="true"> cannot be used with '
+                                    'rotation_format="quat_xyzw"', ctx.file, element.sourceline,
+                                    code='ELEMENT_INVALID')
+        values = _pose_numbers(ctx, element, 7)
+        quat = np.asarray(values[3:], dtype=float)
+        norm = float(np.linalg.norm(quat))
+        if norm < 1e-12:
+            raise InvalidValueError('<pose> quaternion has zero length', ctx.file,
+                                    element.sourceline, code='ELEMENT_INVALID')
+        out[:3, :3] = quat_to_rotation(quat / norm)
+    elif rotation_format == 'euler_rpy':
+        values = _pose_numbers(ctx, element, 6)
+        rpy = values[3:]
+        if degrees:
+            rpy = tuple(math.radians(v) for v in rpy)
+        if any(rpy):  # most poses of real files only translate
+            out[:3, :3] = _rpy_rotation(*rpy)
+    else:
+        raise InvalidValueError(f'<pose rotation_format={rotation_format!r}>: expected '
+                                "'euler_rpy' or 'quat_xyzw'", ctx.file, element.sourceline,
+                                code='ELEMENT_INVALID')
+    out[:3, 3] = values[:3]
+    return out
+
+
+def _rpy_rotation(roll: float, pitch: float, yaw: float) -> list[list[float]]:
+    """Rz(yaw) · Ry(pitch) · Rx(roll) in closed form (``transforms.rpy_to_rotation`` builds
+    three matrices and multiplies them: a tenth of reading a model's poses)."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr]]
+
+
+def _degrees(ctx: Ctx, element: etree._Element) -> bool:
+    value = element.get('degrees', 'false').strip().lower()
+    if value in ('1', 'true'):
+        return True
+    if value in ('0', 'false'):
+        return False
+    raise InvalidValueError(f'<pose degrees={value!r}> must be true or false', ctx.file,
+                            element.sourceline, code='ATTRIBUTE_INVALID')
+
+
+def _pose_numbers(ctx: Ctx, element: etree._Element, count: int) -> tuple[float, ...]:
+    try:
+        return _lenient(ctx, element, element.text or '', count, streamed=False)
+    except InvalidValueError as err:
+        raise InvalidValueError(err.message, ctx.file, element.sourceline,
+                                code='ELEMENT_INVALID') from None
+
+
+def parse_version(value: str | None, file: str | None, line: int | None) -> tuple[int, int]:
+    """``"1.8"`` → (1, 8). A missing or unreadable version is libsdformat's FILE_READ."""
+    if value is None:
+        raise SchemaError('<sdf> needs a version attribute (e.g. version="1.8")', file, line,
+                          code='FILE_READ')
+    major, _, minor = value.strip().partition('.')
+    if not (major.isdigit() and minor.isdigit()):
+        raise InvalidValueError(f'<sdf version={value!r}> is not a version like "1.8"', file,
+                                line, code='FILE_READ')
+    version = (int(major), int(minor))
+    if not (1, 0) <= version <= (1, 12):
+        raise InvalidValueError(f'SDFormat version {value} is not one robot_formats reads '
+                                '(1.0 to 1.12)', file, line, code='FILE_READ')
+    return version

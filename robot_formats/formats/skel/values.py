@@ -1,0 +1,179 @@
+"""Typed access to SKEL element text, read as DART reads it.
+
+DART reads numbers with ``std::stod``, which accepts a number followed by stray characters
+(``1.0x`` is 1.0, ``0"`` is 0). Real files carry such typos and DART loads them, so they load
+here too, with an ``SKEL_NUMBER`` warning naming the text (strict mode refuses them); text that
+does not start with a number (``abc``) DART refuses, and so does this reader. Well-formed text
+goes through a fast path; everything else through :func:`robot_formats.core.xmlsafe.floats`' checks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Iterator
+
+from lxml import etree
+
+from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
+from robot_formats.core.xmlsafe import floats, local_name
+from robot_formats.formats.skel.rigid import IDENTITY, Rigid, from_xyz_euler
+
+__all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'index', 'require', 'number', 'vector',
+           'transformation', 'boolean', 'warn']
+
+
+class Ctx:
+    """The file being read (for error locations), its warnings sink, and the mesh bounds read
+    so far (each mesh file is read once per document)."""
+
+    def __init__(self, file: str | None, warnings: list) -> None:
+        self.file = file
+        self.warnings = warnings
+        self.meshes: dict = {}
+        self._base_dir: Path | None = None
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The folder relative mesh paths are resolved against (the file's, symlinks resolved);
+        worked out on first use: resolving costs file-system calls most worlds never need."""
+        if self._base_dir is None and self.file:
+            self._base_dir = Path(self.file).resolve().parent
+        return self._base_dir
+
+
+def warn(ctx: Ctx, message: str, line: int | None, code: str) -> None:
+    """Record an irregularity DART reads past (strict mode refuses the document for it)."""
+    ctx.warnings.append(Diagnostic(message, ctx.file, line, code))
+
+
+def child(element: etree._Element, tag: str) -> etree._Element | None:
+    """The first child element named ``tag`` in any or no namespace, or None (lxml filters
+    the children in C: twice as fast as comparing every child's name here)."""
+    for sub in element.iterchildren('{*}' + tag):
+        return sub
+    return None
+
+
+def index(element: etree._Element) -> dict[str, etree._Element]:
+    """Each child element's local name → the first child of that name, in one pass over the
+    children (what :func:`child` returns, for elements asked about several tags: a dict lookup
+    per tag instead of a scan per tag)."""
+    kids: dict[str, etree._Element] = {}
+    for sub in element.iterchildren(etree.Element):
+        tag = sub.tag
+        if '}' in tag:
+            tag = tag.rpartition('}')[2]
+        if tag not in kids:
+            kids[tag] = sub
+    return kids
+
+
+def children(element: etree._Element, tag: str) -> Iterator[etree._Element]:
+    """The child elements named ``tag`` in any or no namespace, in document order."""
+    return element.iterchildren('{*}' + tag)
+
+
+def require(ctx: Ctx, element: etree._Element, tag: str, what: str = '') -> etree._Element:
+    """The child ``tag``; a SchemaError naming the parent when it is missing (DART throws,
+    segfaults or silently substitutes a default for most of these)."""
+    sub = child(element, tag)
+    if sub is None:
+        owner = what or f'<{local_name(element)}>'
+        raise SchemaError(f'{owner} needs a <{tag}> element', ctx.file, element.sourceline)
+    return sub
+
+
+def number(ctx: Ctx, element: etree._Element, allow_inf: bool = False) -> float:
+    """The element's text as one finite float (``inf``/``-inf`` too when ``allow_inf``)."""
+    text = element.text
+    try:  # fast path: one well-formed finite number
+        value = float(text)  # type: ignore[arg-type]
+        if value - value == 0.0 and '_' not in text:  # type: ignore[operator]
+            return value
+    except (TypeError, ValueError):
+        pass
+    text = (text or '').strip()
+    if allow_inf and text.lower() in ('inf', '+inf', '-inf', 'infinity', '-infinity'):
+        return -math.inf if text.startswith('-') else math.inf
+    return vector(ctx, element, 1)[0]
+
+
+def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[float, ...]:
+    """``count`` (any number if None) whitespace-separated finite floats.
+
+    Fast path for well-formed text; anything unusual goes through
+    :func:`robot_formats.core.xmlsafe.floats`, which raises the error with file and line."""
+    text = element.text or ''
+    try:
+        values = tuple(map(float, text.split()))
+    except ValueError:
+        values = None
+    if (values is None or (count is not None and len(values) != count)
+            or not math.isfinite(sum(values)) or '_' in text):
+        what = f'<{local_name(element)}>'
+        try:
+            return floats(text, ctx.file, element.sourceline, what, count)
+        except InvalidValueError:
+            values = _number_prefixes(text)
+            if values is None or (count is not None and len(values) != count):
+                raise
+            warn(ctx, f'{what} {text.strip()!r} has characters after a number; read as '
+                 f'{" ".join(f"{v:g}" for v in values)}, as DART reads it', element.sourceline,
+                 'SKEL_NUMBER')
+    return values
+
+
+#: The number at the start of a token, as ``std::stod`` reads it: hexadecimal (``0x1g`` is 1)
+#: or decimal.
+_HEX_PREFIX = re.compile(r'[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)'
+                         r'(?:[pP][+-]?\d+)?')
+_NUMBER_PREFIX = re.compile(r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?')
+
+
+def _number_prefixes(text: str) -> tuple[float, ...] | None:
+    """Each whitespace-separated token's leading number, or None when a token has none or a
+    number is not finite (DART refuses those files)."""
+    values = []
+    for token in text.split():
+        match = _HEX_PREFIX.match(token)
+        if match is not None:
+            value = float.fromhex(match.group())
+            values.append(value)
+            continue
+        match = _NUMBER_PREFIX.match(token)
+        if match is None:
+            return None
+        value = float(match.group())
+        if not math.isfinite(value):
+            return None
+        values.append(value)
+    return tuple(values)
+
+
+def boolean(ctx: Ctx, element: etree._Element) -> bool:
+    text = (element.text or '').strip().lower()
+    if text in ('1', 'true'):
+        return True
+    if text in ('0', 'false'):
+        return False
+    raise InvalidValueError(f'<{local_name(element)}> must be true/false or 1/0, not {text!r}',
+                            ctx.file, element.sourceline)
+
+
+def transformation(ctx: Ctx, element: etree._Element | None) -> Rigid:
+    """``x y z rx ry rz`` → the transform with R = Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler);
+    the shared :data:`~.rigid.IDENTITY` if None or all zeros."""
+    if element is None:
+        return IDENTITY
+    text = element.text
+    try:  # fast path (one per body, shape and joint): six well-formed finite numbers
+        values = tuple(map(float, text.split()))  # type: ignore[union-attr]
+        if len(values) != 6 or not math.isfinite(sum(values)) or '_' in text:  # type: ignore
+            values = vector(ctx, element, 6)
+    except (AttributeError, ValueError):
+        values = vector(ctx, element, 6)  # raises the error with file and line
+    if not any(values):  # written out as zeros: the identity too (common in DART's files)
+        return IDENTITY
+    return from_xyz_euler(*values)

@@ -1,0 +1,103 @@
+"""What a format reader is, what it is handed, and what a load returns.
+
+The registry (:mod:`robot_formats.formats`) and the readers (:mod:`robot_formats.formats.builtin`
+and one package per format) meet here; neither imports the other's insides, so there is no
+import cycle between the loader and the formats it loads.
+
+A reader gets a :class:`LoadContext`: what the user chose (which world of an SDFormat file,
+how includes are resolved) and a callable that loads a nested file of any format (an SDFormat
+world including a URDF, a TMP problem naming its robots). A reader never calls the top-level
+loader itself: nested loads go through the context, so every load of one document sees the
+same settings and two loads in two threads share nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from lxml import etree
+
+from robot_formats.core.errors import Diagnostic
+from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.model import Scene
+
+if TYPE_CHECKING:  # the SDFormat package is imported only when an SDFormat file is read
+    from robot_formats.formats.sdformat.uri import ResolverConfig
+
+__all__ = ['FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader']
+
+
+@dataclass(frozen=True, slots=True)
+class LoadContext:
+    """What a reader is handed besides the document."""
+
+    #: The ``<world>`` to load from an SDFormat document holding several (default: the first,
+    #: as Gazebo loads it, with a warning naming the others).
+    world: str | None = None
+    #: How SDFormat includes are found (model paths, package map, Fuel caches, depth limit);
+    #: None: the defaults and the environment.
+    sdf_config: ResolverConfig | None = None
+    #: Loads a nested file of any format with the same settings (the registry's ``load``).
+    load_nested: Callable[[Path], LoadResult] | None = None
+
+
+#: Reads a document: (path, parsed root element, warnings sink, context) -> scene.
+Reader = Callable[[Path, etree._Element, list[Diagnostic], LoadContext], Scene]
+
+
+
+@dataclass(frozen=True, slots=True)
+class FormatSpec:
+    """How to recognise and read one format."""
+
+    name: str                       #: stable identifier used in CLI/JSON output ("urdf", ...)
+    extensions: tuple[str, ...]     #: lower-case, with dot
+    root_tags: tuple[str, ...]      #: local names of accepted root elements
+    reader: Reader
+    description: str = ''
+    #: When several formats accept the root element (HRDF and URDF both use <robot>), a format
+    #: whose ``claims(root)`` is true is chosen, even over the extension (with a warning).
+    claims: Callable[[etree._Element], bool] | None = None
+    #: The extension alone decides, whatever the root element is called (HEBI reads an .hrdf
+    #: file without looking at its root element's name).
+    any_root: bool = False
+    #: For documents that are not well-formed XML: a format may recognise its own known, safe to
+    #: repair mistakes in the raw bytes (TMP problems copy the spec page's ``</tordo>``) and
+    #: return the parsed, repaired root (adding a warning per repair), or None to let the
+    #: syntax error stand. (data, path, warnings) -> root or None.
+    recover: Callable[[bytes, Path, list[Diagnostic]], etree._Element | None] | None = None
+    #: What the reader returns: ``'scene'`` (a kinematic :class:`Scene`, which :func:`load`
+    #: turns into a frame tree) or another kind of document (``'motion'``: XMDI motions) that
+    #: only :func:`read_document` returns (and ``check`` validates) and :func:`load` refuses.
+    document: str = 'scene'
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """What a load returns: the scene, its validated frame tree, the format, warnings."""
+
+    scene: Scene
+    format: str
+    path: str
+    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    tree: KinematicTree | None = None  #: built by load(): proves the scene is a valid tree
+    #: Information that is no irregularity (another tool's extension element read past, ...):
+    #: printed, logged, never refused by strict mode.
+    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentResult:
+    """What :func:`read_document` returns: any format's document, validated."""
+
+    document: object          #: a Scene, or the format's own document (e.g. MotionDocument)
+    format: str
+    kind: str                 #: the spec's ``document``: 'scene', 'motion', ...
+    path: str
+    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    tree: KinematicTree | None = None  #: scenes only
+    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)  #: as LoadResult.notes
+
+

@@ -1,0 +1,607 @@
+"""URDF reader: a ``<robot>`` document into a single-model :class:`~robot_formats.core.model.Scene`.
+
+URDF is read as urdfdom 6 (robot_state_publisher's and pinocchio's parser) reads it, so every
+file urdfdom loads loads here, and the irregular parts are reported as warnings with file,
+line and a code (``URDF_*``); strict mode turns them into errors. In particular:
+
+* a ``<visual>``, ``<collision>`` or ``<inertial>`` urdfdom cannot read (unknown or missing
+  geometry, a malformed number, a material without a name, ...) is ignored and the link kept;
+  a ``<geometry>`` with several shapes uses the first; capsules are kept (URDF 1.1 has them);
+* ``lower > upper`` limits, a zero axis, a mimic of a fixed or unknown joint, ... load with a
+  warning (see docs/urdf-representation.md for each case and where robot_formats differs);
+* elements in another XML namespace (``<drake:joint>``) are other tools' extensions: read past
+  with a note, never as URDF (urdfdom, through TinyXML2, matches names including the prefix);
+* ``version`` (1.0 to 1.2) is checked as urdfdom checks it; 1.1 adds ``quat_xyzw`` origins and
+  capsules, 1.2 refuses ``lower > upper``.
+
+What urdfdom refuses stays refused (missing names, unknown joint types, malformed joint origins,
+axes or limits, duplicate names, ...), with file, line and a sentence. Relative mesh paths are
+resolved against the URDF's directory and become ``file://`` URIs; ``package://`` and other
+URIs are kept as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import NoReturn
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+from lxml import etree
+
+from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
+from robot_formats.core.model import (Box, Capsule, Collision, Cylinder, Dynamics, Geometry,
+                                      Inertial, Joint, JointType, Limits, Link, Material, Mesh,
+                                      Mimic, Model, Pose, Scene, Sphere, Visual, Vec3, vec3)
+from robot_formats.core.xmlrepair import UNDECLARED_NAMESPACE
+from robot_formats.core.xmlsafe import attr_float, floats, local_name, read_xml, required_attr
+
+__all__ = ['read_urdf', 'parse_urdf_element', 'mesh_uri', 'SUPPORTED_VERSIONS']
+
+_JOINT_TYPES = {
+    'fixed': JointType.FIXED, 'revolute': JointType.REVOLUTE,
+    'continuous': JointType.CONTINUOUS, 'prismatic': JointType.PRISMATIC,
+    'floating': JointType.FLOATING, 'planar': JointType.PLANAR,
+}
+_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
+_AXIAL = (*_ONE_DOF, JointType.PLANAR)
+#: URDF elements that belong to other tools (simulators, controllers); read past silently.
+_FOREIGN = {'gazebo', 'transmission', 'ros2_control', 'sensor', 'plugin'}
+#: The URDF versions urdfdom 6 reads (``<robot version="1.1">``); 1.0 when absent.
+SUPPORTED_VERSIONS = ((1, 0), (1, 1), (1, 2))
+_SHAPES = 'box, cylinder, sphere, mesh and (from URDF 1.1) capsule'
+_INERTIA = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
+_INTEGER = re.compile(r'\s*[+-]?[0-9]+')
+_NAMESPACED = etree.XPath("//*[namespace-uri() != '']")
+
+
+def read_urdf(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
+    """Load a URDF file."""
+    warnings = warnings if warnings is not None else []
+    root = read_xml(path, warnings, ('robot',))
+    return parse_urdf_element(root, str(path), warnings)
+
+
+def parse_urdf_element(root: etree._Element, file: str | None,
+                       warnings: list[Diagnostic]) -> Scene:
+    """Build a scene from an already parsed ``<robot>`` element."""
+    return _UrdfParser(file, warnings).robot(root)
+
+
+def mesh_uri(filename: str, base_dir: Path | None) -> str:
+    """A URI rviz can open: relative and plain absolute paths become ``file://`` URIs."""
+    if urlparse(filename).scheme:
+        return filename
+    path = Path(filename)
+    if not path.is_absolute() and base_dir is not None:
+        path = (base_dir / path).resolve()
+    return path.as_uri() if path.is_absolute() else filename
+
+
+def _urdf_children(element: etree._Element, tag: str) -> list[etree._Element]:
+    """Children named ``tag`` without a namespace prefix: what urdfdom (TinyXML2 matches the
+    written name, prefix included) takes for URDF elements."""
+    return [child for child in element
+            if child.prefix is None and isinstance(child.tag, str) and local_name(child) == tag]
+
+
+def _urdf_child(element: etree._Element, tag: str) -> etree._Element | None:
+    """The first child named ``tag`` (urdfdom's FirstChildElement), or None."""
+    for child in element:
+        if child.prefix is None and isinstance(child.tag, str) and local_name(child) == tag:
+            return child
+    return None
+
+
+def _written_name(element: etree._Element) -> str:
+    """The element's name as written in the file (``drake:joint``)."""
+    name = local_name(element)
+    return f'{element.prefix}:{name}' if element.prefix else name
+
+
+class _Ignored(Exception):
+    """A part of a link urdfdom cannot read and leaves out (the link stays)."""
+
+    def __init__(self, message: str, line: int | None, code: str, as_urdfdom: bool = True
+                 ) -> None:
+        super().__init__(message)
+        self.message, self.line, self.code = message, line, code
+        self.as_urdfdom = as_urdfdom  #: False where urdfdom keeps what robot_formats leaves out
+
+
+class _UrdfParser:
+    def __init__(self, file: str | None, warnings: list[Diagnostic]) -> None:
+        self.file = file
+        self.warnings = warnings
+        self.base_dir = Path(file).resolve().parent if file else None
+        self.materials: dict[str, Material] = {}
+        self.version = (1, 0)
+
+    def warn(self, message: str, element: etree._Element | None, code: str = 'WARNING',
+             line: int | None = None) -> None:
+        where = line if line is not None else (element.sourceline if element is not None
+                                               else None)
+        self.warnings.append(Diagnostic(message, self.file, where, code))
+
+    # --- the document -------------------------------------------------------------------------
+    def robot(self, root: etree._Element) -> Scene:
+        if local_name(root) != 'robot':
+            raise SchemaError(f'a URDF document has a <robot> root, not <{local_name(root)}>',
+                              self.file, root.sourceline)
+        name = required_attr(root, 'name', self.file)
+        self.version = self.urdf_version(root)
+        self.note_extensions(root)
+        for material in _urdf_children(root, 'material'):
+            self.top_level_material(material)
+        links: dict[str, Link] = {}
+        joints: dict[str, Joint] = {}
+        for child in root:
+            if not isinstance(child.tag, str) or child.prefix is not None:
+                continue  # comments; other tools' namespaces (noted above)
+            tag = local_name(child)
+            if tag == 'link':
+                self.add_unique(links, self.link(child), 'links', child)
+            elif tag == 'joint':
+                self.add_unique(joints, self.joint(child), 'joints', child)
+            elif tag not in _FOREIGN and tag != 'material':
+                self.warn(f'ignored unknown element <{tag}>', child, 'URDF_UNKNOWN_ELEMENT')
+        if not links:
+            raise SchemaError(f'robot {name!r} has no <link>', self.file, root.sourceline)
+        joints = self.checked_mimics(joints)
+        model = Model(name, tuple(links.values()), tuple(joints.values()), (),
+                      materials=dict(self.materials), source=self.file)
+        return Scene(name, (model,), is_world=False, source=self.file)
+
+    def urdf_version(self, root: etree._Element) -> tuple[int, int]:
+        """``version="x.y"``, checked as urdfdom checks it (1.0 to 1.2; 1.0 when absent)."""
+        text = root.get('version')
+        if text is None:
+            return (1, 0)
+        fields = text.split('.')
+
+        def refuse(why: str) -> NoReturn:
+            raise InvalidValueError(f'<robot version={text!r}>: {why} (urdfdom reads versions '
+                                    '1.0 to 1.2)', self.file, root.sourceline)
+
+        if len(fields) != 2:
+            refuse("the version must have the form 'x.y'")
+        numbers = []
+        for field in fields:
+            if not field:
+                refuse('a field of the version is blank')
+            match = _INTEGER.match(field)
+            if match is None:
+                refuse('the version is not made of integers')
+            if match.end() != len(field):
+                refuse('extra characters after a version number')
+            numbers.append(int(field))
+        if min(numbers) < 0:
+            refuse('version numbers must be positive')
+        version = (numbers[0], numbers[1])
+        if version not in SUPPORTED_VERSIONS:
+            refuse('unsupported version')
+        return version
+
+    def note_extensions(self, root: etree._Element) -> None:
+        """One note per extension element (another XML namespace), where it first occurs."""
+        seen: dict[str, list[etree._Element]] = {}
+        for element in _NAMESPACED(root):  # usually none: one C-level scan
+            parent = element.getparent()
+            if element.prefix is not None and parent is not None and parent.prefix is None:
+                seen.setdefault(_written_name(element), []).append(element)
+        for name, elements in seen.items():
+            first = elements[0]
+            uri = first.nsmap.get(first.prefix, '')
+            where = ('an undeclared namespace' if uri.startswith(UNDECLARED_NAMESPACE)
+                     else f'namespace {uri!r}')
+            more = f' ({len(elements)} times; first here)' if len(elements) > 1 else ''
+            self.warnings.append(Diagnostic(
+                f'<{name}> is an extension in {where}, not a URDF element: ignored{more}',
+                self.file, first.sourceline, 'URDF_EXTENSION_ELEMENT', 'note'))
+
+    def add_unique(self, items: dict, item: Link | Joint, what: str,
+                   element: etree._Element) -> None:
+        if item.name in items:
+            raise DuplicateNameError(f'two {what} are named {item.name!r}', self.file,
+                                     element.sourceline)
+        items[item.name] = item
+
+    # --- numbers and poses --------------------------------------------------------------------
+    def origin(self, parent: etree._Element) -> Pose:
+        element = _urdf_child(parent, 'origin')
+        if element is None:
+            return Pose()
+        line = element.sourceline
+        xyz = floats(element.get('xyz', '0 0 0'), self.file, line, '<origin xyz>', 3)
+        rpy_text, quat_text = element.get('rpy'), element.get('quat_xyzw')
+        if quat_text is not None and self.version < (1, 1):
+            self.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
+                      'urdfdom does', element, 'URDF_VERSION_FEATURE')
+            quat_text = None
+        if quat_text is None:
+            rpy = floats(rpy_text or '0 0 0', self.file, line, '<origin rpy>', 3)
+            return Pose.from_xyz_rpy(xyz, rpy)
+        if rpy_text is not None:
+            raise SchemaError('<origin> gives both rpy and quat_xyzw; give one of them',
+                              self.file, line)
+        quat = np.asarray(floats(quat_text, self.file, line, '<origin quat_xyzw>', 4))
+        norm = float(np.linalg.norm(quat))
+        if norm < 1e-12:
+            self.warn('<origin quat_xyzw="0 0 0 0"> is no rotation: read as the identity, as '
+                      'urdfdom does', element, 'URDF_QUATERNION')
+            return Pose(tuple(xyz))  # type: ignore[arg-type]
+        return Pose(tuple(xyz), tuple(float(v) for v in quat / norm))  # type: ignore[arg-type]
+
+    def size(self, shape: etree._Element, name: str) -> float:
+        """A shape dimension; a negative one is read as its magnitude, with a warning."""
+        value = attr_float(shape, name, self.file)
+        if value < 0:
+            self.warn(f'<{local_name(shape)} {name}="{shape.get(name)}"> is negative: read as '
+                      f'{-value:g}', shape, 'URDF_NEGATIVE_SIZE')
+        return abs(value)
+
+    # --- links --------------------------------------------------------------------------------
+    def link(self, element: etree._Element) -> Link:
+        name = required_attr(element, 'name', self.file)
+        inertial_el = _urdf_child(element, 'inertial')
+        inertial = (self.readable(self.inertial, inertial_el, name)
+                    if inertial_el is not None else None)
+        visuals = [self.readable(self.visual, v, name) for v in _urdf_children(element, 'visual')]
+        collisions = [self.readable(self.collision, c, name)
+                      for c in _urdf_children(element, 'collision')]
+        return Link(name, inertial, tuple(v for v in visuals if v is not None),
+                    tuple(c for c in collisions if c is not None), element.sourceline)
+
+    def readable(self, read, element: etree._Element, link: str):
+        """``read(element)``, or None with a warning where urdfdom leaves the element out."""
+        how = ', as urdfdom does'
+        try:
+            return read(element)
+        except _Ignored as ignored:
+            message, line, code = ignored.message, ignored.line, ignored.code
+            how = how if ignored.as_urdfdom else ''
+        except (SchemaError, InvalidValueError) as error:
+            message, line, code = error.message, error.line, 'URDF_MALFORMED_ELEMENT'
+        self.warn(f'<{local_name(element)}> of link {link!r} ignored{how}: {message}', element,
+                  code, line or element.sourceline)
+        return None
+
+    def inertial(self, element: etree._Element) -> Inertial:
+        """As urdfdom reads it: without a readable origin and mass it is ignored (the link is
+        massless); without a complete, readable <inertia> the mass is kept and the inertia is
+        zero."""
+        origin = self.origin(element)
+        mass_el = _urdf_child(element, 'mass')
+        if mass_el is None:
+            raise _Ignored('it has no <mass>', element.sourceline, 'URDF_MALFORMED_ELEMENT')
+        mass = attr_float(mass_el, 'value', self.file)
+        if mass < 0:
+            raise _Ignored(f'the mass {mass:g} is negative (urdfdom keeps it; no simulator or '
+                           'dynamics solver can use it)', mass_el.sourceline,
+                           'URDF_NEGATIVE_MASS', as_urdfdom=False)
+        return Inertial(mass, origin, self.inertia(element))  # type: ignore[arg-type]
+
+    def inertia(self, inertial: etree._Element) -> tuple[float, ...]:
+        inertia_el = _urdf_child(inertial, 'inertia')
+        try:
+            if inertia_el is None:
+                raise SchemaError('it has no <inertia>', self.file, inertial.sourceline)
+            missing = [key for key in _INERTIA if inertia_el.get(key) is None]
+            if missing:
+                raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.file,
+                                  inertia_el.sourceline)
+            return tuple(attr_float(inertia_el, key, self.file) for key in _INERTIA)
+        except (SchemaError, InvalidValueError) as error:
+            link = inertial.getparent().get('name') if inertial.getparent() is not None else None
+            self.warn(f'<inertial> of link {link!r}: {error.message}: the inertia is read as '
+                      'zero and the mass kept, as urdfdom does', inertial,
+                      'URDF_MALFORMED_ELEMENT', error.line)
+            return (0.0,) * 6
+
+    def visual(self, element: etree._Element) -> Visual:
+        origin = self.origin(element)
+        geometry = self.geometry(element)
+        material_el = _urdf_child(element, 'material')
+        material = None
+        if material_el is not None:
+            if material_el.get('name') is None:
+                raise _Ignored('its <material> has no name', material_el.sourceline,
+                               'URDF_MALFORMED_ELEMENT')
+            material = self.material(material_el)
+        return Visual(geometry, origin, element.get('name'), material)
+
+    def collision(self, element: etree._Element) -> Collision:
+        origin = self.origin(element)
+        return Collision(self.geometry(element), origin, element.get('name'))
+
+    def geometry(self, parent: etree._Element) -> Geometry:
+        holder = _urdf_child(parent, 'geometry')
+        if holder is None:
+            raise _Ignored('it has no <geometry>', parent.sourceline, 'URDF_NO_GEOMETRY')
+        shapes = [child for child in holder if isinstance(child.tag, str)]
+        if not shapes:
+            raise _Ignored('its <geometry> holds no shape', holder.sourceline, 'URDF_NO_GEOMETRY')
+        shape = shapes[0]
+        if len(shapes) > 1:
+            self.warn(f'<geometry> holds {len(shapes)} shapes: the first, '
+                      f'<{_written_name(shape)}>, is used, as urdfdom does', holder,
+                      'URDF_SEVERAL_SHAPES')
+        kind = _written_name(shape)
+        if kind == 'box':
+            size = floats(required_attr(shape, 'size', self.file), self.file, shape.sourceline,
+                          '<box size>', 3)
+            if min(size) < 0:
+                self.warn(f'<box size="{shape.get("size")}"> has a negative side: read as its '
+                          'magnitude', shape, 'URDF_NEGATIVE_SIZE')
+            return Box(tuple(abs(v) for v in size))  # type: ignore[arg-type]
+        if kind == 'cylinder':
+            return Cylinder(self.size(shape, 'radius'), self.size(shape, 'length'))
+        if kind == 'sphere':
+            return Sphere(self.size(shape, 'radius'))
+        if kind == 'mesh':
+            return self.mesh(shape)
+        if kind == 'capsule':
+            return self.capsule(shape)
+        raise _Ignored(f'unknown geometry <{kind}> (URDF has {_SHAPES})', shape.sourceline,
+                       'URDF_UNKNOWN_GEOMETRY')
+
+    def mesh(self, shape: etree._Element) -> Mesh:
+        filename = required_attr(shape, 'filename', self.file)
+        text = shape.get('scale')
+        scale = (1.0, 1.0, 1.0)
+        if text is not None:
+            values = floats(text, self.file, shape.sourceline, '<mesh scale>')
+            if len(values) == 1:  # Drake's uniform scale; urdfdom leaves the mesh out
+                self.warn(f'<mesh scale="{text}"> has one number (URDF needs three): read as a '
+                          'uniform scale', shape, 'URDF_MESH_SCALE')
+                values = values * 3
+            elif len(values) != 3:
+                raise _Ignored(f'<mesh scale="{text}"> has {len(values)} numbers; URDF needs 3',
+                               shape.sourceline, 'URDF_MESH_SCALE')
+            scale = values
+        return Mesh(mesh_uri(filename, self.base_dir), scale)  # type: ignore[arg-type]
+
+    def capsule(self, shape: etree._Element) -> Capsule:
+        if self.version < (1, 1):
+            self.warn('<capsule> needs URDF 1.1 (<robot version="1.1">); urdfdom leaves it out '
+                      'of a 1.0 document, robot_formats keeps it', shape, 'URDF_VERSION_FEATURE')
+        return Capsule(self.size(shape, 'radius'), self.size(shape, 'length'))
+
+    def material(self, element: etree._Element) -> Material:
+        name = element.get('name')
+        color = _urdf_child(element, 'color')
+        texture = _urdf_child(element, 'texture')
+        rgba = None
+        if color is not None:
+            try:
+                rgba = floats(required_attr(color, 'rgba', self.file), self.file,
+                              color.sourceline, '<color rgba>', 4)
+            except (SchemaError, InvalidValueError) as error:
+                self.warn(f'material {name!r}: {error.message}; the colour is ignored, as '
+                          'urdfdom does', color, 'URDF_MALFORMED_ELEMENT')
+        texture_uri = None
+        if texture is not None and texture.get('filename'):
+            texture_uri = mesh_uri(texture.get('filename', ''), self.base_dir)
+        if rgba is None and texture_uri is None:
+            if name in self.materials:
+                return self.materials[name]
+            if color is None:
+                self.warn(f'material {name!r} is not defined (no colour, no texture, no '
+                          'top-level <material> of that name)', element,
+                          'URDF_UNDEFINED_MATERIAL')
+        return Material(name, rgba, texture_uri)  # type: ignore[arg-type]
+
+    def top_level_material(self, element: etree._Element) -> None:
+        name = element.get('name')
+        if name is None:
+            self.warn('a top-level <material> without a name is ignored, as urdfdom does',
+                      element, 'URDF_MALFORMED_ELEMENT')
+            return
+        if name in self.materials:
+            raise DuplicateNameError(f'two top-level materials are named {name!r}', self.file,
+                                     element.sourceline)
+        self.materials[name] = self.material(element)
+
+    # --- joints -------------------------------------------------------------------------------
+    def joint(self, element: etree._Element) -> Joint:
+        name = required_attr(element, 'name', self.file)
+        type_name = required_attr(element, 'type', self.file)
+        kind = _JOINT_TYPES.get(type_name)
+        if kind is None:
+            raise SchemaError(f'joint {name!r} has unknown type {type_name!r} (URDF joint types: '
+                              f'{", ".join(_JOINT_TYPES)})', self.file, element.sourceline)
+        parent = self.link_ref(element, 'parent', name)
+        child = self.link_ref(element, 'child', name)
+        origin = self.origin(element)
+        axis, kind = self.axis(element, name, kind)
+        axis2 = None
+        if kind is JointType.PLANAR:
+            axis, axis2 = _plane_axes(axis)
+        limits = self.joint_limits(element, name, kind, type_name)
+        dyn_el = _urdf_child(element, 'dynamics')
+        dynamics = None
+        if dyn_el is not None:
+            dynamics = Dynamics(attr_float(dyn_el, 'damping', self.file, 0.0),
+                                attr_float(dyn_el, 'friction', self.file, 0.0))
+        self.check_unread_parts(element, name)
+        return Joint(name, kind, parent, child, origin, axis, axis2, limits=limits,
+                     dynamics=dynamics, mimic=self.mimic(element, name, kind),
+                     line=element.sourceline)
+
+    def check_unread_parts(self, element: etree._Element, name: str) -> None:
+        """``<dynamics>``, ``<safety_controller>`` and ``<calibration>`` as urdfdom checks them:
+        what makes urdfdom refuse the file is a warning here (robot_formats uses none of the
+        controller values and has always read such files)."""
+        refused = '(urdfdom refuses this file)'
+        dynamics = _urdf_child(element, 'dynamics')
+        if dynamics is not None and dynamics.get('damping') is None and \
+                dynamics.get('friction') is None:
+            self.warn(f'joint {name!r}: <dynamics> gives neither damping nor friction {refused}',
+                      dynamics, 'URDF_MALFORMED_ELEMENT')
+        for tag, keys in (('safety_controller', ('soft_lower_limit', 'soft_upper_limit',
+                                                 'k_position', 'k_velocity')),
+                          ('calibration', ('rising', 'falling'))):
+            part = _urdf_child(element, tag)
+            if part is None:
+                continue
+            if tag == 'safety_controller' and part.get('k_velocity') is None:
+                self.warn(f'joint {name!r}: <safety_controller> has no k_velocity {refused}',
+                          part, 'URDF_MALFORMED_ELEMENT')
+            for key in keys:
+                try:
+                    attr_float(part, key, self.file, 0.0)
+                except InvalidValueError as error:
+                    self.warn(f'joint {name!r}: {error.message} {refused}', part,
+                              'URDF_MALFORMED_ELEMENT')
+
+    def link_ref(self, element: etree._Element, tag: str, joint: str) -> str:
+        ref = _urdf_child(element, tag)
+        if ref is None:
+            raise SchemaError(f'joint {joint!r} needs a <{tag}>', self.file, element.sourceline)
+        return required_attr(ref, 'link', self.file)
+
+    def axis(self, element: etree._Element, name: str, kind: JointType
+             ) -> tuple[Vec3, JointType]:
+        """The axis (1 0 0 when absent) and the joint kind: a joint whose axis has no direction
+        cannot move, and is read as fixed."""
+        axis_el = _urdf_child(element, 'axis')
+        if axis_el is None:
+            return (1.0, 0.0, 0.0), kind
+        axis = floats(axis_el.get('xyz', '1 0 0'), self.file, axis_el.sourceline,
+                      '<axis xyz>', 3)
+        if kind in _AXIAL and float(np.linalg.norm(axis)) < 1e-12:
+            if kind is JointType.PLANAR:
+                self.warn(f'planar joint {name!r} has the axis 0 0 0: the plane normal is read '
+                          'as Z (the XY plane)', axis_el, 'URDF_ZERO_AXIS')
+                return (0.0, 0.0, 1.0), kind
+            self.warn(f'{kind.value} joint {name!r} has the axis 0 0 0, about or along which '
+                      'nothing moves: read as a fixed joint', axis_el, 'URDF_ZERO_AXIS')
+            return (1.0, 0.0, 0.0), JointType.FIXED
+        return vec3(axis), kind
+
+    def joint_limits(self, element: etree._Element, name: str, kind: JointType,
+                     type_name: str) -> tuple[Limits, ...]:
+        limit_el = _urdf_child(element, 'limit')
+        if limit_el is None:
+            if kind in (JointType.REVOLUTE, JointType.PRISMATIC):
+                self.warn(f'{type_name} joint {name!r} has no <limit>: read as unlimited '
+                          '(urdfdom refuses this file; the URDF robot_formats writes is valid)',
+                          element, 'URDF_MISSING_LIMIT')
+            return ()
+        limits = self.limits(limit_el, name, kind)
+        return () if kind in (JointType.FIXED, JointType.FLOATING) else (limits,)
+
+    def limits(self, element: etree._Element, joint: str, kind: JointType) -> Limits:
+        bounded = kind in (JointType.REVOLUTE, JointType.PRISMATIC)
+        if bounded and self.version >= (1, 2):
+            missing = [key for key in ('lower', 'upper') if element.get(key) is None]
+            if missing:
+                raise SchemaError(f'joint {joint!r}: URDF 1.2 requires lower and upper limits '
+                                  f'(missing {" and ".join(missing)})', self.file,
+                                  element.sourceline)
+        lower = attr_float(element, 'lower', self.file, 0.0)
+        upper = attr_float(element, 'upper', self.file, 0.0)
+        effort = self.limit_rate(element, joint, 'effort')
+        velocity = self.limit_rate(element, joint, 'velocity')
+        if not bounded:
+            return Limits(None, None, effort, velocity)
+        if upper < lower:
+            if self.version >= (1, 2):
+                raise InvalidValueError(f'<limit> lower {lower:g} is above upper {upper:g}',
+                                        self.file, element.sourceline)
+            self.warn(f'joint {joint!r}: <limit> lower {lower:g} is above upper {upper:g}: '
+                      f'read as [{upper:g}, {lower:g}] (urdfdom keeps them inverted, so no '
+                      'position is within them)', element, 'URDF_LIMIT_ORDER')
+            lower, upper = upper, lower
+        return Limits(lower, upper, effort, velocity)
+
+    def limit_rate(self, element: etree._Element, joint: str, key: str) -> float | None:
+        """``effort`` or ``velocity``: required by urdfdom before URDF 1.2, never negative."""
+        if element.get(key) is None:
+            if self.version < (1, 2):
+                self.warn(f'joint {joint!r}: <limit> has no {key} (urdfdom refuses this file): '
+                          'read as unlimited', element, 'URDF_MISSING_LIMIT')
+            return None
+        value = attr_float(element, key, self.file)
+        if value < 0:
+            if self.version >= (1, 2):
+                raise InvalidValueError(f'joint {joint!r}: <limit {key}> is negative ({value:g})',
+                                        self.file, element.sourceline)
+            self.warn(f'joint {joint!r}: <limit {key}="{element.get(key)}"> is negative: read '
+                      f'as {-value:g}', element, 'URDF_NEGATIVE_LIMIT')
+        return abs(value)
+
+    def mimic(self, element: etree._Element, name: str, kind: JointType) -> Mimic | None:
+        mimic_el = _urdf_child(element, 'mimic')
+        if mimic_el is None:
+            return None
+        mimic = Mimic(required_attr(mimic_el, 'joint', self.file),
+                      attr_float(mimic_el, 'multiplier', self.file, 1.0),
+                      attr_float(mimic_el, 'offset', self.file, 0.0))
+        if kind not in _ONE_DOF:
+            self.warn(f'{kind.value} joint {name!r} cannot follow another joint: its <mimic> is '
+                      'ignored', mimic_el, 'URDF_MIMIC_IGNORED')
+            return None
+        return mimic
+
+    def checked_mimics(self, joints: dict[str, Joint]) -> dict[str, Joint]:
+        """Mimics urdfdom loads but no joint can follow (an unknown, fixed or multi-DoF leader,
+        a loop of mimics) are ignored with a warning: the joint moves on its own, as
+        robot_state_publisher moves it. Chains stay (the kinematic tree resolves them)."""
+        out = dict(joints)
+        for name, joint in joints.items():
+            if joint.mimic is None:
+                continue
+            leader = joints.get(joint.mimic.joint)
+            why = None
+            if leader is None:
+                why = f'mimics {joint.mimic.joint!r}, which is not a joint of this robot'
+            elif leader.name == name:
+                why = 'mimics itself'
+            elif leader.type not in _ONE_DOF:
+                why = f'mimics {leader.name!r}, a {leader.type.value} joint'
+            if why is not None:
+                self.warn(f'joint {name!r} {why}: the <mimic> is ignored and the joint moves on '
+                          'its own', None, 'URDF_MIMIC_IGNORED', joint.line)
+                out[name] = _without_mimic(joint)
+        for loop in _mimic_loops(out):
+            self.warn(f'the joints {" -> ".join(loop + [loop[0]])} mimic each other in a loop: '
+                      'their <mimic>s are ignored', None, 'URDF_MIMIC_IGNORED', out[loop[0]].line)
+            for name in loop:
+                out[name] = _without_mimic(out[name])
+        return out
+
+
+def _without_mimic(joint: Joint) -> Joint:
+    return replace(joint, mimic=None)
+
+
+def _mimic_loops(joints: dict[str, Joint]) -> list[list[str]]:
+    """Every loop of mimic references (each listed once, from its first joint in the file)."""
+    loops, done = [], set()
+    for start in joints:
+        path, name = [], start
+        while name not in done and name not in path:
+            joint = joints.get(name)
+            if joint is None or joint.mimic is None:
+                break
+            path.append(name)
+            name = joint.mimic.joint
+        if name in path:
+            loops.append(path[path.index(name):])
+        done.update(path)
+    return loops
+
+
+def _plane_axes(normal: tuple[float, ...]) -> tuple[Vec3, Vec3]:
+    """Two in-plane axes t1, t2 with t1 × t2 = normal (X and Y for a Z normal)."""
+    n = np.asarray(normal, dtype=float)
+    n = n / np.linalg.norm(n)
+    helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    t1 = helper - (helper @ n) * n
+    t1 /= np.linalg.norm(t1)
+    t2 = np.cross(n, t1)
+    return vec3(t1), vec3(t2)
+

@@ -1,0 +1,1 @@
+"""Pictures and human summaries: rendering scenes and motions, `info` details."""
