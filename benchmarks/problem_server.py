@@ -331,7 +331,7 @@ def client_process(rate: float, seconds: float, offset: int) -> dict:
     import rclpy
     import robot_formats_interfaces.srv as srv
 
-    from robot_formats.nodes.problem_server import draining_executor
+    from robot_formats.nodes.executors import draining_executor
 
     with rclpy.init(domain_id=int(os.environ.get('ROS_DOMAIN_ID', '150'))):
         node = rclpy.create_node(f'bench_problem_load_{os.getpid()}')

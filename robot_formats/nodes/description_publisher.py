@@ -18,17 +18,13 @@ literally. The node never parses XML itself: :class:`robot_formats.runtime.descr
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
-import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
@@ -38,8 +34,8 @@ from robot_formats_interfaces.srv import Reload
 from robot_formats.runtime.description import Description, parse_positions
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos,
-                           raise_keyboard_interrupt_on_signals)
+from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos, positive,
+                                              run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
@@ -75,10 +71,8 @@ class DescriptionPublisher(Node):
         self.joint_states_pub = None
         if self.get_parameter('publish_joint_states').value:
             self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
-        qos, warning = joint_states_qos(str(self.get_parameter('joint_states_qos').value))
-        if warning:
-            self.get_logger().warning(warning)
-        self.create_subscription(JointState, 'joint_states', self.joint_states_callback, qos)
+        self.create_subscription(JointState, 'joint_states', self.joint_states_callback,
+                                 joint_states_qos(self))
         self.create_service(Reload, '~/reload', self.reload_callback)
 
         self._try_initial_load()
@@ -127,11 +121,7 @@ class DescriptionPublisher(Node):
                             "['joint=value', ...]."))
 
     def _frequency(self) -> float:
-        value = float(self.get_parameter('publish_frequency').value)
-        if not math.isfinite(value) or value < 0:
-            self.get_logger().warning(f'publish_frequency {value} is invalid; using 20 Hz')
-            return 20.0
-        return value
+        return positive(self, 'publish_frequency', allow_zero=True)  # 0: no cap
 
     def _initial_overrides(self) -> dict[str, float]:
         value = self.get_parameter_or('initial_positions', None).value
@@ -326,21 +316,10 @@ class DescriptionPublisher(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    # Ctrl-C and SIGTERM end spin() here, not inside rclpy, so the context is still valid for
-    # the statistics line (the node's timer wakes the executor at least every 50 ms).
-    raise_keyboard_interrupt_on_signals()
-    try:
-        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
-            node = DescriptionPublisher()
-            try:
-                rclpy.spin(node)
-            except KeyboardInterrupt:
-                pass
-            node.log_statistics()
-            node.destroy_node()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    return 0
+    """Run the node until Ctrl-C / SIGTERM; its statistics line is logged on the way out (the
+    node's timer wakes the executor at least every 50 ms, so SIGINT is seen promptly)."""
+    return run_node('description_publisher', DescriptionPublisher, args,
+                    before_destroy=lambda node: node.log_statistics())
 
 
 if __name__ == '__main__':

@@ -57,24 +57,17 @@ schedule (p50/p99/max). The node never parses XML itself and no bad request ends
 
 from __future__ import annotations
 
-import ctypes
 import functools
-import math
-import os
 import sys
 import threading
 import time
 
-import numpy as np
-import rclpy
 from action_msgs.msg import GoalStatus
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.task import Future
@@ -92,7 +85,9 @@ from robot_formats.formats.xmdi.mapping import ServoMapping
 from robot_formats.formats.xmdi.playback import (Interpolation, Playback, PlayOptions,
                                                  TrajectoryPoint, sample_times)
 from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play
-from robot_formats.nodes.node_support import LATCHED_QOS, guarded, ignore_further_interrupts
+from robot_formats.nodes.node_support import LATCHED_QOS, choice, guarded, positive, run_node
+from robot_formats.runtime.stream_timing import (StreamSamples, TickTiming, timing_thread_setup,
+                                                 wait_until)
 
 __all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg']
 
@@ -122,15 +117,13 @@ class MotionPlayer(Node):
     def __init__(self, node_name: str = 'motion_player', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
         self._declare_parameters()
-        self.mode = str(self.get_parameter('output_mode').value)
-        if self.mode not in OUTPUT_MODES:
-            raise ValueError(f'output_mode {self.mode!r} is not one of {", ".join(OUTPUT_MODES)}')
+        self.mode = choice(self, 'output_mode', OUTPUT_MODES)
         self.controller = str(self.get_parameter('controller').value).rstrip('/')
-        self.stream_rate = self._positive('stream_rate')
-        self.feedback_period = 1.0 / self._positive('feedback_rate')
-        self.frame_period = self._positive('frame_period')
+        self.stream_rate = positive(self, 'stream_rate')
+        self.feedback_period = 1.0 / positive(self, 'feedback_rate')
+        self.frame_period = positive(self, 'frame_period', 's')
         self.interpolation = Interpolation.parse(str(self.get_parameter('interpolation').value))
-        self.controller_timeout = self._positive('controller_timeout')
+        self.controller_timeout = positive(self, 'controller_timeout')
         self.realtime_priority = int(self.get_parameter('realtime_priority').value)
         self.controller_joints = tuple(self.get_parameter_or('controller_joints', None).value or ())
         self.library = self._load_library()
@@ -180,12 +173,6 @@ class MotionPlayer(Node):
             'system permits; 0: normal scheduling.'))
         self.declare_parameter('robot_description_topic', 'robot_description', text(
             'Where the robot model (URDF) comes from.'))
-
-    def _positive(self, name: str) -> float:
-        value = float(self.get_parameter(name).value)
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f'{name} must be a positive number, not {value!r}')
-        return value
 
     def _load_library(self) -> MotionLibrary:
         files = list(self.get_parameter_or('motion_files', None).value or [])
@@ -401,13 +388,13 @@ class MotionPlayer(Node):
         vectorised chunks and the next message is built in the slack after a publish; the
         thread sleeps until shortly before each deadline and waits out the rest precisely.
         Returns the measured publish instants."""
-        problem = _timing_thread_setup(self.realtime_priority)
+        problem = timing_thread_setup(self.realtime_priority)
         if problem:
             self.get_logger().warning(problem, once=True)
         taus = sample_times(playback.total_time, self.stream_rate)
         timing = TickTiming(len(taus))
         chunk = max(8, int(self.stream_rate * 0.05))
-        samples = _Samples(playback, taus, chunk)
+        samples = StreamSamples(playback, taus, chunk)
         next_feedback = 0.0
         pending = message(*samples.get(0))
         start = time.monotonic() + 0.002  # tick 0 is a deadline too
@@ -420,7 +407,7 @@ class MotionPlayer(Node):
             deadline = start + tau
             if stamped:
                 pending.header.stamp = self.get_clock().now().to_msg()
-            _wait_until(deadline)
+            wait_until(deadline)
             publisher.publish(pending)
             timing.record(tick, time.monotonic() - deadline)
             if tick + 1 < len(taus):
@@ -482,86 +469,8 @@ _STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: 'SUCCEEDED', GoalStatus.STATUS_ABO
                  GoalStatus.STATUS_CANCELED: 'CANCELED'}
 
 
-class _Samples:
-    """Positions and velocities of a play at the stream's ticks, evaluated a chunk at a time
-    (vectorised) as the stream reaches them: bounded memory for long plays, no per-tick
-    interpolation work."""
-
-    def __init__(self, playback: Playback, taus: np.ndarray, chunk: int) -> None:
-        self.playback, self.taus, self.chunk = playback, taus, chunk
-        self.first = -chunk
-        self.positions = self.velocities = np.zeros((0, 0))
-
-    def get(self, tick: int) -> tuple[np.ndarray, np.ndarray]:
-        if not self.first <= tick < self.first + self.chunk:
-            self.first = tick
-            self.positions, self.velocities = self.playback.states_at(
-                self.taus[tick:tick + self.chunk])
-        return self.positions[tick - self.first], self.velocities[tick - self.first]
-
-
-class TickTiming:
-    """When each streamed message was actually published, relative to its scheduled instant
-    (measured right after ``publish`` returned, with the same monotonic clock)."""
-
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self.lateness = np.zeros(count)
-        self.recorded = 0
-
-    def record(self, tick: int, late: float) -> None:
-        self.lateness[tick] = late
-        self.recorded = tick + 1
-
-    def percentile_ms(self, q: float) -> float:
-        return float(np.percentile(np.abs(self.lateness[:self.recorded]), q) * 1e3)
-
-    def summary(self) -> str:
-        """One sentence: the benchmark (benchmarks/motion_stream.py) parses these numbers."""
-        if not self.recorded:
-            return 'no message published'
-        return (f'publish time - schedule: p50 {self.percentile_ms(50):.4f} ms, '
-                f'p99 {self.percentile_ms(99):.4f} ms, max {self.percentile_ms(100):.4f} ms')
-
-
 def _wake(_future) -> None:
     """Done callback of the play thread's future: scheduling it wakes the executor."""
-
-
-#: The play thread sleeps until this long before a deadline, then spins: longer than a sleep's
-#: wake-up latency (timer slack set to 1 µs), short enough to keep the spinning share of a core
-#: small (a thread that burns CPU loses the scheduler's favour when the machine is busy).
-SPIN_MARGIN = 0.0002
-
-
-def _wait_until(deadline: float) -> None:
-    """Sleep to SPIN_MARGIN before ``deadline`` (monotonic), then spin the rest."""
-    remaining = deadline - time.monotonic()
-    if remaining > SPIN_MARGIN:
-        time.sleep(remaining - SPIN_MARGIN)
-    while time.monotonic() < deadline:
-        pass
-
-
-def _timing_thread_setup(realtime_priority: int) -> str | None:
-    """Make the calling (play) thread wake on time: 1 µs timer slack (Linux prctl) and, when
-    ``realtime_priority`` > 0, SCHED_FIFO at that priority (as ros2_control's realtime
-    threads). Returns why the priority could not be set, or None."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_TIMERSLACK, ctypes.c_ulong(1000), 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # not Linux: the default slack only costs accuracy
-    if realtime_priority <= 0:
-        return None
-    try:
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(realtime_priority))
-    except (OSError, AttributeError, ValueError) as err:
-        return f'realtime_priority {realtime_priority} not applied ({err}); normal scheduling'
-    return None
-
-
-_PR_SET_TIMERSLACK = 29
 
 
 def _wait(future, timeout: float = 10.0):
@@ -574,27 +483,10 @@ def _wait(future, timeout: float = 10.0):
 
 
 def main(args: list[str] | None = None) -> int:
-    """Run the node until Ctrl-C / SIGTERM (rclpy's handlers wake the executor); exit 1 with
-    the reason when the configuration or a motion file is bad."""
-    try:
-        with rclpy.init(args=args):
-            try:
-                node = MotionPlayer()
-            except (FormatError, ValueError, ParameterException) as err:
-                print(f'motion_player: {err}', flush=True)  # e.g. stream_rate:=100 (write 100.0)
-                return 1
-            executor = SingleThreadedExecutor()
-            executor.add_node(node)
-            try:
-                executor.spin()
-            except (KeyboardInterrupt, ExternalShutdownException):
-                pass
-            ignore_further_interrupts()
-            node.destroy_node()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    ignore_further_interrupts()  # rclpy restored Python's handler on shutdown
-    return 0
+    """Run the node until Ctrl-C / SIGTERM (rclpy's handlers wake the executor: the node has no
+    periodic timer); exit 1 with the reason when the configuration or a motion file is bad."""
+    return run_node('motion_player', MotionPlayer, args, rclpy_signal_handlers=True,
+                    refused=(FormatError, ValueError))
 
 
 if __name__ == '__main__':

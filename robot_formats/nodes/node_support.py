@@ -1,15 +1,97 @@
-"""What every robot_formats node does the same way: latched QoS, guarded callbacks, and
-Ctrl-C/SIGTERM ending ``spin()`` in the node's own code."""
+"""What every robot_formats node does the same way: one ``main`` (:func:`run_node`), one policy
+for bad parameters (:class:`StartupError`), latched QoS, guarded callbacks, and Ctrl-C/SIGTERM
+ending ``spin()`` in the node's own code.
+
+The parameter policy (docs/nodes.md): a parameter value a node cannot use (a rate that is not a
+positive finite number, a choice outside its list, the wrong type, a value outside its
+descriptor's range) is refused when the node starts: it exits 1 with the reason, before
+serving anything. At run time rclpy refuses such values at set time (the descriptors carry the
+ranges). What a parameter *names* (a description or problem file, a robot's settings) is loaded
+by the node: a file that does not load is an error of that load, the node keeps running and
+answers with the error until a ``~/reload`` succeeds.
+"""
 
 from __future__ import annotations
 
 import functools
+import math
 import signal
+import sys
+from typing import Callable
+
+import rclpy
+from rclpy.exceptions import ParameterException
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
 
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'guarded', 'ignore_further_interrupts',
-           'joint_states_qos', 'raise_keyboard_interrupt_on_signals']
+__all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'StartupError', 'choice', 'guarded',
+           'ignore_further_interrupts', 'joint_states_qos', 'positive',
+           'raise_keyboard_interrupt_on_signals', 'run_node']
+
+
+class StartupError(Exception):
+    """A parameter value the node cannot use: the node exits 1 with this sentence."""
+
+
+def positive(node: Node, name: str, unit: str = 'Hz', allow_zero: bool = False) -> float:
+    """A rate (Hz) or period parameter: a positive finite number (or 0 when ``allow_zero``,
+    which the node documents, e.g. "no cap"); anything else is a :class:`StartupError`."""
+    value = float(node.get_parameter(name).value)
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        need = 'a finite number >= 0' if allow_zero else 'a positive finite number'
+        raise StartupError(f'parameter {name} is {value:g}; it must be {need} ({unit})')
+    return value
+
+
+def choice(node: Node, name: str, options: tuple[str, ...]) -> str:
+    """A parameter that names one of ``options``; anything else is a :class:`StartupError`."""
+    value = str(node.get_parameter(name).value)
+    if value not in options:
+        raise StartupError(f'parameter {name} is {value!r}, not one of {", ".join(options)}')
+    return value
+
+
+def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = None, *,
+             make_executor: Callable[[], Executor] | None = None,
+             before_destroy: Callable[[Node], None] | None = None,
+             rclpy_signal_handlers: bool = False, refused: tuple[type, ...] = ()) -> int:
+    """Every node's ``main``: initialise rclpy, build the node (a :class:`StartupError`, an
+    rclpy ParameterException or one of ``refused`` ends it with exit 1 and the reason on
+    stderr), spin it until Ctrl-C / SIGTERM / an external shutdown, then ``before_destroy``
+    (e.g. a statistics line) and destroy it: exit 0.
+
+    ``rclpy_signal_handlers``: let rclpy's handlers end the spin (they wake a waiting executor,
+    for nodes without a periodic timer); otherwise SIGINT/SIGTERM raise KeyboardInterrupt in
+    this thread (:func:`raise_keyboard_interrupt_on_signals`) so the context stays valid until
+    ``before_destroy`` ran."""
+    if not rclpy_signal_handlers:
+        raise_keyboard_interrupt_on_signals()
+    options = SignalHandlerOptions.ALL if rclpy_signal_handlers else SignalHandlerOptions.NO
+    try:
+        with rclpy.init(args=args, signal_handler_options=options):
+            try:
+                node = make_node()
+            except (StartupError, ParameterException, *refused) as err:
+                print(f'{name}: {err}', file=sys.stderr, flush=True)
+                return 1
+            executor = make_executor() if make_executor is not None else SingleThreadedExecutor()
+            executor.add_node(node)
+            try:
+                executor.spin()
+            except (KeyboardInterrupt, ExternalShutdownException):
+                pass
+            ignore_further_interrupts()
+            if before_destroy is not None:
+                before_destroy(node)
+            executor.shutdown()
+            node.destroy_node()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    ignore_further_interrupts()  # rclpy restores Python's handler at shutdown
+    return 0
 
 #: robot_description and /tf_static as robot_state_publisher offers them: late subscribers get
 #: the last message.
@@ -20,19 +102,15 @@ LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
 JOINT_STATES_QOS_CHOICES = ('sensor_data', 'reliable')
 
 
-def joint_states_qos(choice: str) -> tuple[QoSProfile, str | None]:
-    """The joint_states subscription's QoS for a ``joint_states_qos`` parameter value, and a
-    warning when the value is not one of :data:`JOINT_STATES_QOS_CHOICES` (sensor_data is used).
+def joint_states_qos(node: Node) -> QoSProfile:
+    """The joint_states subscription's QoS for the node's ``joint_states_qos`` parameter, one of
+    :data:`JOINT_STATES_QOS_CHOICES` (another value is a :class:`StartupError`).
 
     ``sensor_data``: best effort, as robot_state_publisher, so every publisher can connect;
     ``reliable``: no loss from reliable publishers (best-effort ones cannot connect)."""
-    if choice == 'reliable':
-        return QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE), None
-    warning = None
-    if choice != 'sensor_data':
-        warning = (f"joint_states_qos {choice!r} is not 'sensor_data' or 'reliable'; using "
-                   "'sensor_data'")
-    return QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT), warning
+    if choice(node, 'joint_states_qos', JOINT_STATES_QOS_CHOICES) == 'reliable':
+        return QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    return QoSProfile(depth=100, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
 def guarded(callback=None, *, throttle_sec: float = 10.0):

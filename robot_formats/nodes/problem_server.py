@@ -48,12 +48,9 @@ import rclpy
 import rclpy.time
 from geometry_msgs.msg import Point, Pose, TransformStamped
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.exceptions import InvalidHandle
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor, await_or_execute
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, String
 from tf2_msgs.msg import TFMessage
@@ -77,11 +74,12 @@ from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, 
                                                  grasp_rows, grasp_set, placements, pose_rows)
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
 from robot_formats.nodes.description_publisher import TF_QOS
-from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos,
-                           raise_keyboard_interrupt_on_signals)
+from robot_formats.nodes.executors import draining_executor
+from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos, positive,
+                                              run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 
-__all__ = ['ProblemServer', 'DrainingExecutor', 'draining_executor', 'main', 'DEFAULT_SAMPLES',
+__all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES',
            'PUBLISH_TF_CHOICES', 'SERVICE_QOS']
 
 DEFAULT_SAMPLES = 16
@@ -314,7 +312,8 @@ class ProblemServer(Node):
         self.declare_parameter('joint_states_qos', 'sensor_data', text(
             "QoS of the robots' joint_states subscriptions: 'sensor_data' (best effort, accepts "
             "every publisher, as robot_state_publisher) or 'reliable'."))
-        self.frequency = self._frequency()
+        self.frequency = positive(self, 'publish_frequency', allow_zero=True)  # 0: no cap
+        self.joint_states_qos = joint_states_qos(self)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
         self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', LATCHED_QOS)
@@ -343,13 +342,6 @@ class ProblemServer(Node):
             self.create_service(kind, f'~/{name}', callback, qos_profile=SERVICE_QOS)
         self.create_timer(1.0 / self.frequency if self.frequency > 0 else UNCAPPED_PERIOD,
                           self._tick)
-
-    def _frequency(self) -> float:
-        value = float(self.get_parameter('publish_frequency').value)
-        if not math.isfinite(value) or value < 0:
-            self.get_logger().warning(f'publish_frequency {value} is invalid; using 10 Hz')
-            return 10.0
-        return value
 
     # --- loading ----------------------------------------------------------------------------
     def _load(self) -> None:
@@ -384,9 +376,7 @@ class ProblemServer(Node):
                             for frame, link in view.own_frames().items()}
         self.state = ProblemState(problem, frame_pose=self._frame_pose)
         self._warn_about_unknown_robot_parameters()
-        qos, warning = joint_states_qos(str(self.get_parameter('joint_states_qos').value))
-        if warning:
-            self.get_logger().warning(warning)
+        qos = self.joint_states_qos
         for name, view in robots.items():
             publisher = self.create_publisher(String, f'{name}/robot_description', LATCHED_QOS)
             publisher.publish(String(data=view.description.urdf))
@@ -816,100 +806,8 @@ class ProblemServer(Node):
         response.message = 'back to the initial state'
 
 
-class DrainingExecutor(SingleThreadedExecutor):
-    """A single-threaded executor that answers every waiting request of a ready service (and
-    takes every waiting answer of a ready client).
-
-    rclpy's executors take one request per service per wait: a service asked 200 times a
-    second by several planners falls behind (and its clients time out) while the node is far
-    from busy, because each wait also costs a pass over every other entity. Taking up to
-    ``batch`` requests at once keeps each service's throughput independent of the others'
-    (a small batch: a long burst of large answers can outrun DDS' buffers).
-    Clients with many requests in flight have the same problem with answers, and one more: DDS
-    delivers a service's answers to EVERY client of that service, and rmw discards the other
-    clients' answers inside ``take`` (which then returns nothing). Stopping at the first empty
-    take left this client's own answers queued behind the others' for later wakes, which did not
-    keep up: with 4 client processes at 500 requests/s the backlog grew to the 5 s timeout while
-    no process was busy (measured: answers taken 1.5-3.5 s after they arrived; docs/tmp.md). A
-    client therefore takes until ``client_misses`` takes in a row bring nothing (an empty take
-    costs ~3 us), or ``client_batch`` answers. Overrides ``Executor._take_service`` and
-    ``_take_client`` (rclpy Kilted); :func:`main` falls back to the plain executor if those
-    hooks are missing.
-    """
-
-    batch = 16
-    client_batch = 64  #: answers taken per wake at most
-    client_misses = 16  #: empty takes in a row that end a client's pass (others' answers)
-
-    def _take_service(self, srv):
-        taken = []
-        try:
-            with srv.handle:
-                for _ in range(self.batch):
-                    request, header = srv.handle.service_take_request(srv.srv_type.Request)
-                    if header is None:
-                        break
-                    taken.append((request, header))
-        except InvalidHandle:  # the service was destroyed: nothing to answer
-            return None
-
-        async def _execute() -> None:
-            for request, header in taken:
-                response = await await_or_execute(srv.callback, request,
-                                                  srv.srv_type.Response())
-                srv.send_response(response, header)
-        return _execute
-
-    def _take_client(self, client):
-        taken = []
-        misses = 0
-        try:
-            with client.handle:
-                while misses < self.client_misses and len(taken) < self.client_batch:
-                    header, response = client.handle.take_response(client.srv_type.Response)
-                    if header is None:  # nothing left, or another client's answer
-                        misses += 1
-                        continue
-                    misses = 0
-                    taken.append((header.request_id.sequence_number, response))
-        except InvalidHandle:
-            return None
-
-        async def _execute() -> None:
-            for sequence, response in taken:
-                try:
-                    future = client.get_pending_request(sequence)
-                except KeyError:  # the request was cancelled
-                    continue
-                future._set_executor(self)
-                future.set_result(response)
-        return _execute
-
-
-def draining_executor() -> SingleThreadedExecutor:
-    """A :class:`DrainingExecutor`, or rclpy's own if this rclpy lacks the hooks it needs."""
-    if all(callable(getattr(SingleThreadedExecutor, hook, None))
-           for hook in ('_take_service', '_take_client')):
-        return DrainingExecutor()
-    return SingleThreadedExecutor()
-
-
 def main(args: list[str] | None = None) -> int:
-    raise_keyboard_interrupt_on_signals()
-    try:
-        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
-            node = ProblemServer()
-            executor = draining_executor()
-            executor.add_node(node)
-            try:
-                executor.spin()
-            except KeyboardInterrupt:
-                pass
-            executor.shutdown()
-            node.destroy_node()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    return 0
+    return run_node('problem_server', ProblemServer, args, make_executor=draining_executor)
 
 
 if __name__ == '__main__':

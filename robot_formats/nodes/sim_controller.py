@@ -23,17 +23,14 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import rclpy
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
-from rclpy.executors import ExternalShutdownException
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.signals import SignalHandlerOptions
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
@@ -43,8 +40,7 @@ from robot_formats.runtime import trajectory as jtc
 from robot_formats.runtime.description import Description
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.mujoco_sim import MujocoRobot
-from robot_formats.nodes.node_support import (LATCHED_QOS, guarded,
-                                              raise_keyboard_interrupt_on_signals)
+from robot_formats.nodes.node_support import LATCHED_QOS, choice, guarded, positive, run_node
 
 __all__ = ['SimController', 'main']
 
@@ -124,9 +120,9 @@ class SimController(Node):
             self.create_subscription(String, 'robot_description', self.description_callback,
                                      LATCHED_QOS)
             self.get_logger().info('waiting for robot_description')
-        self.create_timer(1.0 / self._rate('update_rate', 100.0), self.update)
-        self.create_timer(1.0 / self._rate('publish_rate', 50.0), self.publish_joint_states)
-        self._monitor_period = 1.0 / self._rate('action_monitor_rate', 20.0)
+        self.create_timer(1.0 / positive(self, 'update_rate'), self.update)
+        self.create_timer(1.0 / positive(self, 'publish_rate'), self.publish_joint_states)
+        self._monitor_period = 1.0 / positive(self, 'action_monitor_rate')
 
     # --- parameters -------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
@@ -163,26 +159,11 @@ class SimController(Node):
             "'reject' (ros2_controllers: invalid goals are rejected) or 'abort' (accept, then "
             'abort with INVALID_GOAL / INVALID_JOINTS / OLD_HEADER_TIMESTAMP and the reason)'))
 
-    def _rate(self, name: str, default: float) -> float:
-        value = float(self.get_parameter(name).value)
-        if not math.isfinite(value) or value <= 0:
-            self.get_logger().warning(f'{name} {value} is invalid; using {default} Hz')
-            return default
-        return value
-
-    def _choice(self, name: str, options: tuple[str, ...]) -> str:
-        value = str(self.get_parameter(name).value)
-        if value not in options:
-            self.get_logger().warning(f'{name} {value!r} is not one of {options}; using '
-                                      f'{options[0]!r}')
-            return options[0]
-        return value
-
     def _mode(self) -> str:
-        return self._choice('mode', ('servo', 'kinematic'))
+        return choice(self, 'mode', ('servo', 'kinematic'))
 
     def _invalid_goal_response(self) -> str:
-        return self._choice('invalid_goal_response', ('reject', 'abort'))
+        return choice(self, 'invalid_goal_response', ('reject', 'abort'))
 
     def _param(self, name: str) -> float:
         return float(self.get_parameter(name).value)
@@ -501,18 +482,7 @@ class SimController(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    raise_keyboard_interrupt_on_signals()
-    try:
-        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
-            node = SimController()
-            try:
-                rclpy.spin(node)
-            except KeyboardInterrupt:
-                pass
-            node.destroy_node()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    return 0
+    return run_node('sim_controller', SimController, args)
 
 
 if __name__ == '__main__':

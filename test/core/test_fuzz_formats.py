@@ -1,7 +1,7 @@
 """Nothing may crash the process: seeded mutation fuzzing of real files of every format.
 
 Seeds are real documents: the shared corpus (URDF, SDFormat, SKEL, HRDF), random HRDF kits of
-test/hrdf/kit_generator.py, and the bundled
+test/formats/hrdf/kit_generator.py, and the bundled
 examples (TMP problems with their configuration-mapping YAML, XMDI motions and servo-mapping
 YAML, and one of each other format). Each is copied, with its
 neighbours (includes, meshes, models), into a temporary tree, and mutants are written next to
@@ -380,10 +380,10 @@ def copies(tmp_path_factory) -> Path:
 
 
 def _write_random_kits(folder: Path, count: int = 21) -> None:
-    """HRDF kits from test/hrdf/kit_generator.py (every element kind, all versions, formulas,
+    """HRDF kits from test/formats/hrdf/kit_generator.py (every element kind, all versions, formulas,
     rotations, includes): denser in formulas and rotations than the corpus kits, where the
     corpus fuzzing found nothing but these found a hang and a crash."""
-    sys.path.insert(0, str(ROOT / 'test' / 'hrdf'))
+    sys.path.insert(0, str(ROOT / 'test' / 'formats' / 'hrdf'))
     try:
         from kit_generator import generate
     finally:

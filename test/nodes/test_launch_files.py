@@ -264,7 +264,7 @@ DISPLAYED = [
     pytest.param('world.launch.py', SHARE / 'examples' / 'sdf' / 'workcell.sdf',
                  id='sdf-world-defaults'),
     pytest.param('world.launch.py',
-                 ROOT / 'test' / 'sdformat' / 'fixtures' / 'node' / 'composed_world.sdf',
+                 ROOT / 'test' / 'formats' / 'sdformat' / 'fixtures' / 'node' / 'composed_world.sdf',
                  id='sdf-nested-composed'),
 ]
 

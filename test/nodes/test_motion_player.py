@@ -535,7 +535,7 @@ def test_a_bad_configuration_ends_the_node_with_the_reason(module_launcher, tmp_
     missing = tmp_path / 'absent.xmdi'
     parameter, reason = {
         'missing file': (f'motion_files:=[{str(missing)!r}]', 'no such file or directory'),
-        'bad output mode': ('output_mode:=bogus', "output_mode 'bogus' is not one of"),
+        'bad output mode': ('output_mode:=bogus', "parameter output_mode is 'bogus', not one of"),
         'integer rate': ('stream_rate:=100', "parameter 'stream_rate'"),
     }[case]
     process, _ = module_launcher.command(

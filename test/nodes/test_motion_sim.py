@@ -10,7 +10,7 @@ servo can follow the wave; a third player plays to it.
 * /joint_states, received by this test's own subscriber, follow the motion (99 % of the
   messages within TRACKING_P99, all within TRACKING_MAX, RMS within RMS_TOL):
   the expected positions come from the XMDI key frames (ElementTree + numpy.interp, applying
-  the servo map read with yaml; test/xmdi/bundled_reference.py), not from robot_formats;
+  the servo map read with yaml; test/formats/xmdi/bundled_reference.py), not from robot_formats;
 * the controller's own error code is relayed: PATH_TOLERANCE_VIOLATED from the strict
   controller ends the play with CONTROLLER_ERROR and the controller's code and text;
 * on a domain of its own, the SKEL quadruped's trot plays through a kinematic-mode
@@ -35,7 +35,7 @@ from sensor_msgs.msg import JointState
 
 from .harness import ROOT, TIMEOUT, NodeProcess
 
-sys.path.insert(0, str(ROOT / 'test' / 'xmdi'))
+sys.path.insert(0, str(ROOT / 'test' / 'formats' / 'xmdi'))
 from bundled_reference import BUNDLES, reference_motions  # noqa: E402
 
 BUNDLE = next(b for b in BUNDLES if b.robot.suffix == '.hrdf')

@@ -306,7 +306,7 @@ def test_a_bad_problem_file_is_reported_and_every_service_says_so(module_launche
     assert not answer.success and 'no problem is loaded' in answer.message
 
 
-SPEC_PAGE = ROOT / 'test' / 'tmp' / 'fixtures' / 'spec_page_example.xml'
+SPEC_PAGE = ROOT / 'test' / 'formats' / 'tmp' / 'fixtures' / 'spec_page_example.xml'
 
 
 def test_the_spec_pages_typos_are_read_with_warnings_and_refused_in_strict_mode(module_launcher):

@@ -1,6 +1,6 @@
 """description_publisher serving a composed SDFormat world over real DDS (issue 3, "To ROS").
 
-The world (test/sdformat/fixtures/node/composed_world.sdf) assembles models of four formats:
+The world (test/formats/sdformat/fixtures/node/composed_world.sdf) assembles models of four formats:
 an included SDFormat composition (the proposal's arm/gripper weld), a DART SKEL pedestal with a
 turntable, a HEBI HRDF arm welded on the turntable, a URDF gripper welded to the arm's output
 (placed with placement_frame and a quat_xyzw pose), a model with a nested model moved by a
@@ -33,7 +33,7 @@ from .test_description_publisher import (FREQUENCY, Running, canonical_xml, libr
 sys.path.insert(0, str(ROOT / 'test' / 'core'))
 from rf_testlib import pinocchio_forward  # noqa: E402  (pinocchio reference, shared helper)
 
-WORLD_FILE = ROOT / 'test' / 'sdformat' / 'fixtures' / 'node' / 'composed_world.sdf'
+WORLD_FILE = ROOT / 'test' / 'formats' / 'sdformat' / 'fixtures' / 'node' / 'composed_world.sdf'
 
 #: Links every format contributed, with the scope libsdformat would give them.
 SCOPED_LINKS = {

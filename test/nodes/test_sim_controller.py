@@ -374,7 +374,7 @@ def _arm_joints() -> tuple[set[str], set[str]]:
 
 def _hebi_arm_joints() -> tuple[set[str], set[str]]:
     """The same for the bundled HEBI arm's URDF (HRDF lowered by the library, whose joints
-    test/xmdi/test_bundled_motions.py checks against hebi-py)."""
+    test/formats/xmdi/test_bundled_motions.py checks against hebi-py)."""
     import xml.etree.ElementTree as ET
     root = ET.fromstring(Description.load(ROOT / 'examples' / 'hrdf' / 'hebi_arm.hrdf').urdf)
     movable = {j.get('name') for j in root.findall('joint') if j.get('type') != 'fixed'}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import robot_formats.formats.sdformat as sdformat
 
-DOC = Path(__file__).resolve().parents[2] / 'docs' / 'sdformat.md'
+DOC = Path(__file__).resolve().parents[3] / 'docs' / 'sdformat.md'
 
 
 def _example() -> str:

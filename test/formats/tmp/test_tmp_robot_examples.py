@@ -3,7 +3,7 @@ scara_packing.xml (an SDFormat model).
 
 References, all independent of robot_formats: the file's numbers through plain matrix products
 (row-major 3x4 poses, Rodrigues), hebi-py's forward kinematics of the HRDF kit (in a
-subprocess, as test/hrdf does), and the SCARA's forward kinematics written out by hand from its
+subprocess, as test/formats/hrdf does), and the SCARA's forward kinematics written out by hand from its
 SDF file.
 """
 
@@ -21,11 +21,11 @@ import pytest
 from robot_formats.core import errors
 from robot_formats.formats import read_problem
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / 'examples' / 'tmp'
 HEBI = EXAMPLES / 'hebi_sorting.xml'
 SCARA = EXAMPLES / 'scara_packing.xml'
-HEBI_ORACLE = ROOT / 'test' / 'hrdf' / 'hebi_oracle.py'
+HEBI_ORACLE = ROOT / 'test' / 'formats' / 'hrdf' / 'hebi_oracle.py'
 TOL = 1e-9
 
 HEBI_BASE = '1.0 0.0 0.0 0.2 0.0 1.0 0.0 0.0 0.0 0.0 1.0 0.72'

@@ -22,7 +22,7 @@ VERDICTS = json.loads((INVALID / 'verdicts.json').read_text())
 CASES = {case['file']: case for case in VERDICTS['cases']}
 REFUSED = sorted(f for f, c in CASES.items() if c['hebi'] in ('reject', 'crash'))
 ACCEPTED = sorted(f for f, c in CASES.items() if c['hebi'] in ('accept', 'warn'))
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 #: Error class and words the message must contain, for the cases where they say the most.
 EXPECTED = {

@@ -22,7 +22,7 @@ from shared_data import shared
 from test_skel_dartpy_random import (_assert_frames, _expected_dof_name, _inertia_matrix,
                                      run_oracle)
 
-REAL = Path(__file__).resolve().parent.parent / 'fixtures' / 'real_world'
+REAL = Path(__file__).resolve().parents[2] / 'fixtures' / 'real_world'
 #: The goldens' invalid variants (shared/goldens/skel/generated/invalid): those DART loads are
 #: compared with dartpy here, frame by frame.
 INVALID = sorted(shared('goldens', 'skel', 'generated', 'invalid').glob('*.skel'))

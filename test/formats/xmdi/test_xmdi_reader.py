@@ -14,7 +14,7 @@ from robot_formats.core.errors import DuplicateNameError, InvalidValueError, Sch
 from robot_formats.formats import load, read_document
 from robot_formats.formats.xmdi import Motion, MotionDocument, ServoTrack, read_xmdi, xmdi_string
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / 'examples' / 'xmdi').glob('*.xmdi'))
 
 

@@ -21,7 +21,7 @@ from robot_formats.formats import load
 from robot_formats.formats.hrdf import parse_hrdf_file
 from robot_formats.core.model import JointType, Mesh
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 X5_HEIGHT = 0.03105
 
 

@@ -149,7 +149,7 @@ def test_hebi_arm_urdf_moves_as_hebi_py_says(urdfs, tmp_path: Path) -> None:
     jobs = [{'path': str(bundle.robot), 'q': [pose.get(d, 0.0) for d in dofs]} for pose in poses]
     spec = tmp_path / 'jobs.json'
     spec.write_text(json.dumps(jobs))
-    run = _run_oracle(ROOT / 'test' / 'hrdf' / 'hebi_oracle.py', str(spec))
+    run = _run_oracle(ROOT / 'test' / 'formats' / 'hrdf' / 'hebi_oracle.py', str(spec))
     answers = json.loads(run.stdout.strip().splitlines()[-1])
     # HEBI's output frames, in element order: the outputs of every element but the end effector
     outputs = ['base_yaw/output', 'bracket_1/output', 'shoulder/output', 'link_3/output',

@@ -3,7 +3,7 @@ URDF / SKEL / HRDF converters.
 
 References: pinocchio's forward kinematics of the included URDF, DART's body frames of the
 included SKEL world (shared/goldens/skel), HEBI's frames for the included HRDF kit (through the
-HRDF reader, which test/hrdf proves against hebi-py), and hand algebra for custom models.
+HRDF reader, which test/formats/hrdf proves against hebi-py), and hand algebra for custom models.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from robot_formats.formats import load
 from robot_formats.core.model import Pose
 from robot_formats.core.transforms import quat_to_rotation, rpy_to_rotation
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'core'))
 from rf_testlib import pinocchio_forward  # noqa: E402  (pinocchio reference, shared helper)
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 

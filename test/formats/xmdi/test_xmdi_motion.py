@@ -19,7 +19,7 @@ from robot_formats.formats.xmdi import (Motion, MotionModel, Playback, PlayOptio
 from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play, check_trajectory
 from robot_formats.formats.xmdi.playback import TrajectoryPoint
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ARM = ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'
 T = 0.032
 

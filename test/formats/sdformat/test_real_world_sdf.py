@@ -15,7 +15,7 @@ from robot_formats import cli
 from robot_formats.core.errors import FormatError, InvalidValueError, ReferenceError, StructureError
 from robot_formats.formats import load
 
-REAL = Path(__file__).resolve().parent.parent / 'fixtures' / 'real_world'
+REAL = Path(__file__).resolve().parents[2] / 'fixtures' / 'real_world'
 WORLDS = REAL / 'sdf_several_worlds.sdf'
 STRAY = REAL / 'sdf_stray_number_characters.sdf'
 

@@ -18,7 +18,7 @@ from robot_formats.core.errors import FormatError
 from robot_formats.formats import read_problem
 from robot_formats.formats.tmp.semantics import FrameUnavailable, ProblemState
 
-PROBLEM = Path(__file__).resolve().parents[2] / 'examples' / 'tmp' / 'pick_and_place.xml'
+PROBLEM = Path(__file__).resolve().parents[3] / 'examples' / 'tmp' / 'pick_and_place.xml'
 
 
 def pose(x: float, y: float, z: float, yaw: float = 0.0) -> np.ndarray:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'core'))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / 'core'))
 from rf_testlib import check_urdf, pinocchio_forward, quat_matrix, run_cli  # noqa: E402
 
 WORLD_FILE = Path(__file__).parent / 'fixtures' / 'node' / 'composed_world.sdf'

@@ -20,7 +20,7 @@ from robot_formats.core.model import (Capsule, Cone, Ellipsoid, JointType, Limit
                                  Sphere)
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GOLDENS = shared('goldens', 'skel')
 CORPUS = shared('corpus', 'skel')
 TEST_DIR = CORPUS / 'dart_tianyang9310_fork' / 'data' / 'skel' / 'test'

@@ -13,7 +13,7 @@ from robot_formats.core import errors
 from robot_formats.formats import load
 from robot_formats.formats import read_problem
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = Path(__file__).resolve().parent / 'fixtures'
 SPEC_PAGE = FIXTURES / 'spec_page_example.xml'
 ROBOT = (ROOT / 'examples' / 'tmp' / 'models' / 'dual_arm.urdf').as_posix()

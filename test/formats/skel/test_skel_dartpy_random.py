@@ -27,8 +27,8 @@ import pytest
 from skel_world_generator import JOINT_TYPES, PLANES, generate
 
 HERE = Path(__file__).resolve().parent
-if str(HERE.parent / 'core') not in sys.path:  # rf_testlib: pinocchio and URDF helpers
-    sys.path.insert(0, str(HERE.parent / 'core'))
+if str(HERE.parents[1] / 'core') not in sys.path:  # rf_testlib: pinocchio and URDF helpers
+    sys.path.insert(0, str(HERE.parents[1] / 'core'))
 from rf_testlib import pinocchio_forward, urdf_joint_values  # noqa: E402
 from robot_formats.core.errors import UnsupportedError
 from robot_formats.formats import load
