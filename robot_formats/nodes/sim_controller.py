@@ -192,7 +192,8 @@ class SimController(Node):
             self.get_logger().error(f'robot description refused: {err}')
             return
         except Exception as err:  # noqa: BLE001 - MuJoCo refusing a model must not end us
-            self.get_logger().error(f'MuJoCo cannot simulate this robot: {err}')
+            self.get_logger().error(f'MuJoCo cannot simulate this robot: '
+                                    f'{type(err).__name__}: {err}')
             return
         joints = list(self.get_parameter_or('joints', Parameter('joints', value=[])).value
                       or robot.joint_names)

@@ -23,7 +23,7 @@ import pytest
 from .harness import run_check_urdf
 from .test_description_publisher import Running
 
-HRDF_TESTS = Path(__file__).resolve().parents[1] / 'hrdf'
+HRDF_TESTS = Path(__file__).resolve().parents[1] / 'formats' / 'hrdf'
 if str(HRDF_TESTS) not in sys.path:
     sys.path.insert(0, str(HRDF_TESTS))
 

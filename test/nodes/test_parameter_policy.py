@@ -28,7 +28,7 @@ CASES = {
     'motion_player period': (
         'motion_player', ['frame_period:=-0.1'],
         'parameter frame_period is -0.1; it must be a positive finite number (s)'),
-    'a wrong type (rclpy)': (
+    'a wrong type': (
         'description_publisher', ['description_file:=' + str(ARM), 'publish_frequency:=20'],
         "publish_frequency"),
 }

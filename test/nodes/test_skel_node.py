@@ -34,7 +34,7 @@ from .harness import (TF_QOS, TF_STATIC_QOS, assert_poses_equal, compose, edges_
                       run_check_urdf, stamp_of, urdf_names)
 from .test_description_publisher import FREQUENCY, Running, library_tree
 
-ORACLE = Path(__file__).resolve().parents[1] / 'skel' / 'dart_oracle.py'
+ORACLE = Path(__file__).resolve().parents[1] / 'formats' / 'skel' / 'dart_oracle.py'
 DART_TOL = 1e-6
 
 WORLD = """<?xml version="1.0"?>
