@@ -36,7 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except FormatError as err:
-        print(f'{err}', file=sys.stderr)
+        for problem in err.problems():  # a validation stage reports all it found
+            print(f'{problem}', file=sys.stderr)
         return EXIT_INVALID
     except UsageError as err:
         print(f'robot-formats {args.command}: error: {err}', file=sys.stderr)

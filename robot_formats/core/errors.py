@@ -31,6 +31,7 @@ __all__ = [
     'UnsupportedError',
     'location',
     'one_line',
+    'ProblemCollector',
 ]
 
 _LINE_BREAKS = re.compile(r'\s*[\r\n]+\s*')
@@ -86,9 +87,13 @@ class FormatError(Exception):
         file: the document the problem is in, or None for in-memory input.
         line: 1-based line of the offending element, or None when no line applies.
         code: a stable upper-case name of the kind of problem (libsdformat's where one exists).
+        related: the other problems found in the same validation stage (as libsdformat
+            collects a stage's errors), each a FormatError with its own file and line; this
+            one is the first. The CLI prints them all, one line each.
     """
 
     code = 'FORMAT_ERROR'
+    related: tuple[FormatError, ...] = ()
 
     def __init__(self, message: str, file: str | Path | None = None, line: int | None = None,
                  code: str | None = None) -> None:
@@ -104,6 +109,33 @@ class FormatError(Exception):
 
     def __reduce__(self):  # keep pickling (multiprocessing) working with keyword-ish state
         return (type(self), (self.message, self.file, self.line, self.code))
+
+    def problems(self) -> tuple[FormatError, ...]:
+        """This error and the related ones, in the order they were found."""
+        return (self, *self.related)
+
+
+class ProblemCollector:
+    """Runs the checks of one validation stage, collecting every FormatError instead of
+    stopping at the first (libsdformat's stages report all their errors); :meth:`raise_any`
+    ends the stage with the first error, the others attached as ``related``."""
+
+    def __init__(self) -> None:
+        self.errors: list[FormatError] = []
+
+    def check(self, function, *args) -> None:
+        try:
+            function(*args)
+        except FormatError as err:
+            seen = {(e.file, e.line, e.message) for e in self.errors}
+            self.errors.extend(e for e in err.problems()  # one cause reached twice: once
+                               if (e.file, e.line, e.message) not in seen)
+
+    def raise_any(self) -> None:
+        if self.errors:
+            first, *rest = self.errors
+            first.related = tuple(rest)
+            raise first
 
 
 class XmlSyntaxError(FormatError):

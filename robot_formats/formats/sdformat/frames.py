@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_formats.core.errors import CycleError, FormatError, ReferenceError, StructureError
+from robot_formats.core.errors import (CycleError, FormatError, ProblemCollector, ReferenceError,
+                                       StructureError)
 from robot_formats.core.transforms import invert
-from robot_formats.formats.sdformat.dom import (MODEL_FRAME, WORLD_FRAME, SdfJoint, SdfModel,
-                                                SdfWorld)
+from robot_formats.formats.sdformat.dom import (MODEL_FRAME, WORLD_FRAME, SdfFrame, SdfJoint,
+                                                SdfModel, SdfWorld)
 
 __all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
 
@@ -112,18 +113,25 @@ class ModelFrames:
         return edges
 
     def _check(self) -> None:
-        """Stages 3-8 in libsdformat's order: canonical link, frames, joints, then poses."""
+        """Stages 3-8 in libsdformat's order: canonical link, then the attached_to graph
+        (frames and joints), then the relative_to graph (poses); each stage reports every
+        problem it finds (the first raised, the others as its ``related``), and a stage with
+        problems ends the validation: the next ones build on it."""
         if not self.model.static or self.model.links or self.model.models:
             self.canonical()
+        stage = ProblemCollector()
         for frame in self.model.frames:
-            self._check_frame(frame.name, frame.attached_to, frame.line)
+            stage.check(self._check_frame, frame.name, frame.attached_to, frame.line)
         for joint in self.model.joints:
-            self._check_joint(joint)
+            stage.check(self._check_joint, joint)
+        stage.raise_any()
+        stage = ProblemCollector()
         for name in self.relative_to:
-            self.pose(name)
+            stage.check(self.pose, name)
         for nested in self.model.models:
             if nested.placement_frame:
-                self.pose(nested.name)
+                stage.check(self.pose, nested.name)
+        stage.raise_any()
 
     # --- lookups --------------------------------------------------------------------------
     def reference(self, name: str) -> tuple[str, str] | None:
@@ -382,20 +390,29 @@ class WorldFrames:
         self._check()
 
     def _check(self) -> None:
+        """World stages as the model's (see :meth:`ModelFrames._check`): the attached_to
+        graph (frames, joints), then poses, each stage reporting all its problems."""
+        stage = ProblemCollector()
         for frame in self.world.frames:
-            if frame.attached_to == frame.name:
-                raise CycleError(f'world frame {frame.name!r} is attached to itself', self.file,
-                                 frame.line, code='FRAME_ATTACHED_TO_CYCLE')
-            if frame.attached_to and not self.knows(frame.attached_to):
-                raise ReferenceError(f'world frame {frame.name!r} is attached_to '
-                                     f'{frame.attached_to!r}, which is not a model or frame of '
-                                     f'world {self.world.name!r}', self.file, frame.line,
-                                     code='FRAME_ATTACHED_TO_INVALID')
-            self.link_of(frame.name)
+            stage.check(self._check_frame, frame)
         for joint in self.world.joints:
-            check_joint(self, joint, self.world.name, allow_world_parent=True)
+            stage.check(check_joint, self, joint, self.world.name, True)
+        stage.raise_any()
+        stage = ProblemCollector()
         for name in self.relative_to:
-            self.pose(name)
+            stage.check(self.pose, name)
+        stage.raise_any()
+
+    def _check_frame(self, frame: SdfFrame) -> None:
+        if frame.attached_to == frame.name:
+            raise CycleError(f'world frame {frame.name!r} is attached to itself', self.file,
+                             frame.line, code='FRAME_ATTACHED_TO_CYCLE')
+        if frame.attached_to and not self.knows(frame.attached_to):
+            raise ReferenceError(f'world frame {frame.name!r} is attached_to '
+                                 f'{frame.attached_to!r}, which is not a model or frame of '
+                                 f'world {self.world.name!r}', self.file, frame.line,
+                                 code='FRAME_ATTACHED_TO_INVALID')
+        self.link_of(frame.name)
 
     def reference(self, name: str) -> tuple[str, str] | None:
         kind = self.kinds.get(name)

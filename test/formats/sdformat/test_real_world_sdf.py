@@ -195,3 +195,23 @@ def test_a_nested_joint_between_frames_of_one_link_is_refused(tmp_path: Path) ->
         load(path)
     assert info.value.line == 3
     assert isinstance(info.value, (StructureError, ReferenceError, FormatError))
+
+
+# --- a validation stage reports every problem it finds --------------------------------------
+
+def test_every_problem_of_a_stage_is_reported_with_its_line(tmp_path: Path, capsys) -> None:
+    path = tmp_path / 'three_problems.sdf'
+    path.write_text('<?xml version="1.0"?>\n<sdf version="1.8">\n  <model name="m">\n'
+                    '    <link name="base"/>\n'
+                    '    <frame name="a" attached_to="nowhere"/>\n'
+                    '    <frame name="b" attached_to="neither"/>\n'
+                    '    <joint name="j" type="revolute"><parent>base</parent><child>ghost</child>'
+                    '<axis><xyz>0 0 1</xyz></axis></joint>\n  </model>\n</sdf>\n')
+    with pytest.raises(FormatError) as info:
+        load(path)
+    assert [(p.code, p.line) for p in info.value.problems()] == [
+        ('FRAME_ATTACHED_TO_INVALID', 5), ('FRAME_ATTACHED_TO_INVALID', 6),
+        ('JOINT_CHILD_LINK_INVALID', 7)]
+    assert cli.main(['check', str(path)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(':')[1] for line in lines] == ['5', '6', '7']
