@@ -34,8 +34,8 @@ from robot_formats_interfaces.srv import Reload
 from robot_formats.runtime.description import Description, parse_positions
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos, positive,
-                                              run_node)
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, guarded, joint_states_qos,
+                                              positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
@@ -104,9 +104,9 @@ class DescriptionPublisher(Node):
             'Refuse a description that loads only with warnings (robot-formats check --strict).'))
         self.declare_parameter('frame_prefix', '', text(
             'Prepended literally to every TF frame id (robot_state_publisher semantics).'))
-        self.declare_parameter('publish_frequency', 20.0, text(
+        self.declare_parameter('publish_frequency', 20.0, ranged(text(
             'Maximum rate (Hz) of /tf and of the joint states this node publishes; 0: /tf for '
-            'every joint_states message (joint states at 20 Hz).'))
+            'every joint_states message (joint states at 20 Hz).'), *CAP_RANGE))
         self.declare_parameter('publish_joint_states', False, text(
             'Publish the current configuration (at first the initial one) on joint_states, '
             'for rviz without other nodes.'))

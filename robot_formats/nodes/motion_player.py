@@ -85,7 +85,8 @@ from robot_formats.formats.xmdi.mapping import ServoMapping
 from robot_formats.formats.xmdi.playback import (Interpolation, Playback, PlayOptions,
                                                  TrajectoryPoint, sample_times)
 from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play
-from robot_formats.nodes.node_support import LATCHED_QOS, choice, guarded, positive, run_node
+from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE, choice,
+                                              guarded, positive, ranged, run_node)
 from robot_formats.runtime.stream_timing import (StreamSamples, TickTiming, timing_thread_setup,
                                                  wait_until)
 
@@ -155,7 +156,8 @@ class MotionPlayer(Node):
             'XMDI files, or directories whose *.xmdi files are all loaded.'))
         self.declare_parameter('servo_map', '', text(
             'YAML servo -> joint mapping with scale and offset (empty: servos are joints).'))
-        self.declare_parameter('frame_period', 0.032, text('Seconds per XMDI frame.'))
+        self.declare_parameter('frame_period', 0.032,
+                               ranged(text('Seconds per XMDI frame.'), *PERIOD_RANGE))
         self.declare_parameter('interpolation', 'linear', text("'linear' (Webots) or 'cubic'."))
         self.declare_parameter('output_mode', 'trajectory', text(
             'trajectory | action | stream | joint_states.'))
@@ -163,9 +165,10 @@ class MotionPlayer(Node):
             'Controller name: topics and action live under it.'))
         self.declare_parameter('controller_joints', Parameter.Type.STRING_ARRAY, text(
             "stream mode: the controller's joints in its order (default: the motion's joints)."))
-        self.declare_parameter('stream_rate', 100.0, text(
-            'Hz of the stream and joint_states modes.'))
-        self.declare_parameter('feedback_rate', 20.0, text('Hz of ~/play feedback.'))
+        self.declare_parameter('stream_rate', 100.0, ranged(text(
+            'Hz of the stream and joint_states modes.'), *RATE_RANGE))
+        self.declare_parameter('feedback_rate', 20.0,
+                               ranged(text('Hz of ~/play feedback.'), *RATE_RANGE))
         self.declare_parameter('controller_timeout', 5.0, text(
             "action mode: seconds to wait for the controller's action server and answers."))
         self.declare_parameter('realtime_priority', 0, text(

@@ -25,11 +25,13 @@ from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedE
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 __all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'StartupError', 'choice', 'guarded',
            'ignore_further_interrupts', 'joint_states_qos', 'positive',
-           'raise_keyboard_interrupt_on_signals', 'run_node']
+           'raise_keyboard_interrupt_on_signals', 'ranged', 'run_node', 'RATE_RANGE',
+           'CAP_RANGE', 'PERIOD_RANGE']
 
 
 class StartupError(Exception):
@@ -44,6 +46,21 @@ def positive(node: Node, name: str, unit: str = 'Hz', allow_zero: bool = False) 
         need = 'a finite number >= 0' if allow_zero else 'a positive finite number'
         raise StartupError(f'parameter {name} is {value:g}; it must be {need} ({unit})')
     return value
+
+
+#: The ranges the nodes' parameter descriptors carry (rclpy refuses values outside them when
+#: the node starts and at set time): rates in Hz (0 where the node documents "no cap") and
+#: periods in seconds.
+RATE_RANGE = (0.001, 100_000.0)
+CAP_RANGE = (0.0, 100_000.0)
+PERIOD_RANGE = (1e-6, 3600.0)
+
+
+def ranged(descriptor: ParameterDescriptor, low: float, high: float) -> ParameterDescriptor:
+    """``descriptor`` with an inclusive floating-point range (shown by ``ros2 param describe``,
+    enforced by rclpy)."""
+    descriptor.floating_point_range = [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
+    return descriptor
 
 
 def choice(node: Node, name: str, options: tuple[str, ...]) -> str:

@@ -75,8 +75,8 @@ from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, 
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
 from robot_formats.nodes.description_publisher import TF_QOS
 from robot_formats.nodes.executors import draining_executor
-from robot_formats.nodes.node_support import (LATCHED_QOS, guarded, joint_states_qos, positive,
-                                              run_node)
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, guarded, joint_states_qos,
+                                              positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 __all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES',
@@ -305,10 +305,10 @@ class ProblemServer(Node):
         self.declare_parameter('strict', False, text(
             "Refuse every irregularity: the spec page's typos and any warning of the robot "
             'files the problem names (as robot-formats check --strict).'))
-        self.declare_parameter('publish_frequency', 10.0, text(
+        self.declare_parameter('publish_frequency', 10.0, ranged(text(
             "Maximum rate (Hz) of each robot's moving-joint transforms on /tf (0: one /tf "
             'message per joint_states message), of re-sending a robot\'s configuration before '
-            'its first joint states, and of checking ~/scene for moved objects.'))
+            'its first joint states, and of checking ~/scene for moved objects.'), *CAP_RANGE))
         self.declare_parameter('joint_states_qos', 'sensor_data', text(
             "QoS of the robots' joint_states subscriptions: 'sensor_data' (best effort, accepts "
             "every publisher, as robot_state_publisher) or 'reliable'."))

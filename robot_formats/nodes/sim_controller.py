@@ -40,7 +40,8 @@ from robot_formats.runtime import trajectory as jtc
 from robot_formats.runtime.description import Description
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.mujoco_sim import MujocoRobot
-from robot_formats.nodes.node_support import LATCHED_QOS, choice, guarded, positive, run_node
+from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE, choice,
+                                              guarded, positive, ranged, run_node)
 
 __all__ = ['SimController', 'main']
 
@@ -140,14 +141,15 @@ class SimController(Node):
             'Controlled joints, in command order; default: every independent 1-DoF joint.'))
         declare('mode', 'servo', text("'servo' (MuJoCo position actuators) or 'kinematic' "
                                       '(positions written exactly)'))
-        declare('update_rate', 100.0, text('Controller update rate, Hz.'))
-        declare('publish_rate', 50.0, text('joint_states rate, Hz.'))
-        declare('action_monitor_rate', 20.0, text('FollowJointTrajectory feedback rate, Hz.'))
+        declare('update_rate', 100.0, ranged(text('Controller update rate, Hz.'), *RATE_RANGE))
+        declare('publish_rate', 50.0, ranged(text('joint_states rate, Hz.'), *RATE_RANGE))
+        declare('action_monitor_rate', 20.0,
+                ranged(text('FollowJointTrajectory feedback rate, Hz.'), *RATE_RANGE))
         declare('kp', 500.0, text('Servo stiffness (N m/rad or N/m).'))
         declare('kv', 0.0, text('Servo damping; 0: critically damped from kp and armature.'))
         declare('armature', 0.05, text('Rotor inertia added to every actuated joint.'))
         declare('gravity_compensation', True, text('Compensate gravity on every body.'))
-        declare('timestep', 0.001, text('MuJoCo time step, s.'))
+        declare('timestep', 0.001, ranged(text('MuJoCo time step, s.'), *PERIOD_RANGE))
         declare('allow_partial_joints_goal', False, text('As joint_trajectory_controller.'))
         declare('allow_nonzero_velocity_at_trajectory_end', False, text(
             'As joint_trajectory_controller.'))

@@ -153,7 +153,7 @@ class SdfLoader:
         if content and content[0].tag == 'model':
             return self.model(ctx, content[0], top=True)
         if content and content[0].tag == 'include':
-            models = self.include(ctx, content[0], in_world=False)
+            models = self.include(ctx, content[0])
             if models:
                 return models[0]
         elif content:
@@ -201,7 +201,7 @@ class SdfLoader:
                 if _merge(ctx, sub):
                     self._merge_include(ctx, world, sub, siblings)
                     continue
-                for model in self.include(ctx, sub, in_world=True):
+                for model in self.include(ctx, sub):
                     siblings.claim(model.name, 'model', sub.sourceline)
                     world.models.append(model)
             elif tag == 'frame':
@@ -259,8 +259,7 @@ class SdfLoader:
             if _merge(ctx, sub):
                 self._merge_include(ctx, model, sub, siblings)
             else:
-                for nested in self.include(ctx, sub, in_world=False,
-                                           parent_name=model.name):
+                for nested in self.include(ctx, sub, parent_name=model.name):
                     siblings.claim(nested.name, 'model', sub.sourceline)
                     model.models.append(nested)
 
@@ -383,8 +382,8 @@ class SdfLoader:
                         pose_of(ctx, element), element.sourceline)
 
     # --- includes -------------------------------------------------------------------------
-    def include(self, ctx: Ctx, element: etree._Element, in_world: bool,
-                parent_name: str = '') -> list[SdfModel]:
+    def include(self, ctx: Ctx, element: etree._Element, parent_name: str = ''
+                ) -> list[SdfModel]:
         """The model an ``<include>`` names, with the include's overrides applied."""
         uri_element = child(element, 'uri')
         uri = text(uri_element)
@@ -497,8 +496,7 @@ class SdfLoader:
         ``_merged__<name>__model__`` standing for its frame."""
         from robot_formats.formats.sdformat.merge import merge_into
         in_world = isinstance(parent, SdfWorld)
-        included = self.include(ctx, element, in_world=in_world,
-                                parent_name='' if in_world else parent.name)
+        included = self.include(ctx, element, parent_name='' if in_world else parent.name)
         if not included:
             return  # a light or an actor: nothing to merge
         merge_into(ctx, parent, included[0], siblings, element.sourceline)

@@ -29,10 +29,6 @@ class ServoTrack:
     line: int | None = None
 
     @property
-    def first_frame(self) -> int:
-        return self.frames[0]
-
-    @property
     def last_frame(self) -> int:
         return self.frames[-1]
 

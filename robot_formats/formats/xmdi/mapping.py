@@ -39,9 +39,6 @@ class ServoBinding:
     def to_joint(self, value):
         return self.scale * value + self.offset
 
-    def to_servo(self, value):
-        return (value - self.offset) / self.scale
-
 
 class ServoMapping:
     """Bindings by servo name; unlisted servos map to the joint of the same name."""
@@ -60,13 +57,6 @@ class ServoMapping:
 
     def binding(self, servo: str) -> ServoBinding:
         return self.bindings.get(servo) or ServoBinding(servo, servo)
-
-    def servo_for_joint(self, joint: str) -> str:
-        """Inverse lookup (for writing motions back): the servo that drives ``joint``."""
-        for binding in self.bindings.values():
-            if binding.joint == joint:
-                return binding.servo
-        return joint
 
     @classmethod
     def identity(cls) -> ServoMapping:
