@@ -58,14 +58,132 @@ class _Edge:
     line: int | None
 
 
-class ModelFrames:
+class _Scope:
+    """One scope of the frame graph, a model or a world: its frame kinds, its two graphs
+    (attached_to: frame -> what it is attached to; relative_to: frame -> the frame its pose is
+    expressed in) and the resolvers over them, shared by models and worlds. Nested scopes (a
+    model's nested models, a world's models) are :class:`ModelFrames` in ``scopes``; a scoped
+    name ``N::rest`` is resolved in scope ``N``."""
+
+    what = 'scope'      #: 'model' or 'world', for messages
+    root = MODEL_FRAME  #: the scope's own frame: ``__model__`` or ``world``
+
+    def _setup(self, name: str, file: str | None, line: int | None,
+               scopes: dict[str, ModelFrames], scope_elements: dict[str, SdfModel]) -> None:
+        self.name, self.file, self.line = name, file, line
+        self.scopes = scopes
+        self.scope_elements = scope_elements
+        self.kinds: dict[str, str] = {}
+        self.attached_to: dict[str, str] = {}
+        self.relative_to: dict[str, _Edge] = {}
+        self._attached: dict[str, str] = {}
+        self._poses: dict[str, np.ndarray] = {self.root: _EYE}
+
+    def _root_link(self) -> str:
+        """What the scope's own frame is attached to."""
+        raise NotImplementedError
+
+    def _item_line(self, name: str) -> int | None:
+        """The line of a frame or joint of this scope (for cycle messages)."""
+        raise NotImplementedError
+
+    # --- lookups --------------------------------------------------------------------------
+    def reference(self, name: str) -> tuple[str, str] | None:
+        """(kind, name) for a local name, ('nested', name) for ``N::...``, None if unknown."""
+        kind = self.kinds.get(name)
+        if kind is not None:
+            return kind, name
+        if name == self.root:
+            return self.root, name
+        split = split_scope(name, self.scopes)
+        if split is not None and self.scopes[split[0]].reference(split[1]):
+            return 'nested', name
+        return None
+
+    def knows(self, name: str) -> bool:
+        return self.reference(name) is not None
+
+    def split(self, name: str) -> tuple[str, str]:
+        split = split_scope(name, self.scopes)
+        assert split is not None
+        return split
+
+    # --- attached_to ----------------------------------------------------------------------
+    def link_of(self, name: str, stack: tuple[str, ...] = ()) -> str:
+        """The link the frame ``name`` is attached to (scoped within this scope; ``world`` or
+        a static model's frame where the chain ends there)."""
+        cached = self._attached.get(name)
+        if cached is not None:
+            return cached
+        ref = self.reference(name)
+        if ref is None:
+            raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r} to be '
+                                 'attached to', self.file, self.line,
+                                 code='FRAME_ATTACHED_TO_INVALID')
+        kind = ref[0]
+        if kind == self.root:
+            result = self._root_link()
+        elif kind == 'link':
+            result = name
+        elif kind == 'nested':
+            head, rest = self.split(name)
+            result = f'{head}::{self.scopes[head].link_of(rest)}'
+        elif kind == 'model':
+            result = f'{name}::{self.scopes[name].canonical()}'
+        else:
+            if name in stack:
+                raise CycleError(f'{self.what} {self.name!r}: the attached_to graph has a '
+                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
+                                 self._item_line(name), code='FRAME_ATTACHED_TO_CYCLE')
+            result = self.link_of(self.attached_to[name], (*stack, name))
+        self._attached[name] = result
+        return result
+
+    # --- relative_to ----------------------------------------------------------------------
+    def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
+        """X_S_name: the pose of frame ``name`` in this scope's frame."""
+        cached = self._poses.get(name)
+        if cached is not None:
+            return cached
+        ref = self.reference(name)
+        if ref is None:
+            raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
+                                 self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
+        if ref[0] == 'nested':
+            head, rest = self.split(name)
+            result = self.pose(head, stack) @ self.scopes[head].pose(rest)
+        else:
+            if name in stack:
+                raise CycleError(f'{self.what} {self.name!r}: the relative_to graph has a '
+                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
+                                 self.relative_to[name].line, code='POSE_RELATIVE_TO_CYCLE')
+            edge = self.relative_to[name]
+            if edge.target == name or not self.knows(edge.target):
+                itself = edge.target == name
+                raise ReferenceError(
+                    f'the pose of {self.kinds[name]} {name!r} is relative_to {edge.target!r} '
+                    f'({"itself" if itself else "not a frame"} of {self.what} {self.name!r})',
+                    self.file, edge.line,
+                    code='POSE_RELATIVE_TO_CYCLE' if itself else 'POSE_RELATIVE_TO_INVALID')
+            result = self.pose(edge.target, (*stack, name)) @ edge.pose
+            if ref[0] == 'model':
+                result = result @ invert(placement_pose(self.scopes[name],
+                                                        self.scope_elements[name]))
+        self._poses[name] = result
+        return result
+
+
+class ModelFrames(_Scope):
     """The checked and resolved frame graphs of one model; names relative to the model."""
+
+    what = 'model'
+    root = MODEL_FRAME
 
     def __init__(self, model: SdfModel) -> None:
         self.model = model
-        self.file = model.file
-        self.nested = _model_graphs(model.models)
-        self.kinds: dict[str, str] = {}
+        self._setup(model.name, model.file, model.line, _model_graphs(model.models),
+                    {nested.name: nested for nested in model.models})
+        self.nested = self.scopes  # the nested models' graphs, by name
         framed_joints = [joint for joint in model.joints if joint.has_frame]
         for kind, items in (('link', model.links), ('joint', framed_joints),
                             ('frame', model.frames), ('model', model.models)):
@@ -74,9 +192,6 @@ class ModelFrames:
         self.links = {link.name: link for link in model.links}
         self.joints = {joint.name: joint for joint in model.joints}
         self.frames = {frame.name: frame for frame in model.frames}
-        self.models = {nested.name: nested for nested in model.models}
-        self._attached: dict[str, str] = {}
-        self._poses: dict[str, np.ndarray] = {MODEL_FRAME: _EYE}
         self._canonical: str | None = None
         self.attached_to = self._attached_to_graph()
         self.relative_to = self._relative_to_graph()
@@ -133,27 +248,6 @@ class ModelFrames:
                 stage.check(self.pose, nested.name)
         stage.raise_any()
 
-    # --- lookups --------------------------------------------------------------------------
-    def reference(self, name: str) -> tuple[str, str] | None:
-        """(kind, name) for a local name, ('nested', name) for ``N::...``, None if unknown."""
-        kind = self.kinds.get(name)
-        if kind is not None:
-            return kind, name
-        if name == MODEL_FRAME:
-            return MODEL_FRAME, name
-        split = split_scope(name, self.nested)
-        if split is not None and self.nested[split[0]].reference(split[1]):
-            return 'nested', name
-        return None
-
-    def knows(self, name: str) -> bool:
-        return self.reference(name) is not None
-
-    def split(self, name: str) -> tuple[str, str]:
-        split = split_scope(name, self.nested)
-        assert split is not None
-        return split
-
     # --- attached_to ----------------------------------------------------------------------
     def canonical(self) -> str:
         """The canonical link (scoped within this model), or ``__model__`` for a static model
@@ -194,35 +288,6 @@ class ModelFrames:
         ref = nested.reference(rest)
         return ref is not None and (ref[0] == 'link' or nested._is_nested_link(rest))
 
-    def link_of(self, name: str, stack: tuple[str, ...] = ()) -> str:
-        """The link the frame ``name`` is attached to (scoped within this model)."""
-        cached = self._attached.get(name)
-        if cached is not None:
-            return cached
-        ref = self.reference(name)
-        if ref is None:
-            raise ReferenceError(f'model {self.model.name!r}: no frame named {name!r} to be '
-                                 'attached to', self.file, self.model.line,
-                                 code='FRAME_ATTACHED_TO_INVALID')
-        kind = ref[0]
-        if kind == MODEL_FRAME:
-            result = self.canonical()
-        elif kind == 'link':
-            result = name
-        elif kind == 'nested':
-            head, rest = self.split(name)
-            result = f'{head}::{self.nested[head].link_of(rest)}'
-        elif kind == 'model':
-            result = f'{name}::{self.nested[name].canonical()}'
-        else:
-            if name in stack:
-                raise CycleError(f'model {self.model.name!r}: the attached_to graph has a '
-                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
-                                 self._line(name), code='FRAME_ATTACHED_TO_CYCLE')
-            result = self.link_of(self.attached_to[name], (*stack, name))
-        self._attached[name] = result
-        return result
-
     def _check_frame(self, name: str, attached_to: str, line: int | None) -> None:
         if attached_to == name:
             raise CycleError(f'frame {name!r} is attached to itself', self.file, line,
@@ -244,46 +309,12 @@ class ModelFrames:
             return self.pose(joint.name)
         return self.pose(joint.pose.relative_to or joint.child) @ joint.pose.matrix
 
-    def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
-        """X_M_name: the pose of frame ``name`` in this model's frame."""
-        cached = self._poses.get(name)
-        if cached is not None:
-            return cached
-        ref = self.reference(name)
-        if ref is None:
-            raise ReferenceError(f'model {self.model.name!r}: no frame named {name!r}',
-                                 self.file, self.model.line, code='POSE_RELATIVE_TO_INVALID')
-        if ref[0] == 'nested':
-            head, rest = self.split(name)
-            result = self.pose(head, stack) @ self.nested[head].pose(rest)
-        else:
-            if name in stack:
-                raise CycleError(f'model {self.model.name!r}: the relative_to graph has a '
-                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
-                                 self.relative_to[name].line, code='POSE_RELATIVE_TO_CYCLE')
-            edge = self.relative_to[name]
-            if edge.target == name or not self.knows(edge.target):
-                what = 'itself' if edge.target == name else 'unknown'
-                code = 'POSE_RELATIVE_TO_CYCLE' if edge.target == name else \
-                    'POSE_RELATIVE_TO_INVALID'
-                raise ReferenceError(f'the pose of {self.kinds[name]} {name!r} is relative_to '
-                                     f'{edge.target!r} ({what} in model {self.model.name!r})',
-                                     self.file, edge.line, code=code)
-            result = self.pose(edge.target, (*stack, name)) @ edge.pose
-            if ref[0] == 'model':
-                result = result @ invert(self._placement(self.models[name]))
-        self._poses[name] = result
-        return result
+    def _root_link(self) -> str:
+        return self.canonical()
 
-    def _placement(self, nested: SdfModel) -> np.ndarray:
-        return placement_pose(self.nested[nested.name], nested)
-
-    def _line(self, name: str) -> int | None:
-        for items in (self.model.joints, self.model.frames):
-            for item in items:
-                if item.name == name:
-                    return item.line
-        return self.model.line
+    def _item_line(self, name: str) -> int | None:
+        item = self.joints.get(name) or self.frames.get(name)
+        return item.line if item is not None else self.model.line
 
     # --- enumeration ----------------------------------------------------------------------
     def elements(self, prefix: str):
@@ -357,26 +388,25 @@ def _model_graphs(models: list[SdfModel]) -> dict[str, ModelFrames]:
     return out
 
 
-class WorldFrames:
+class WorldFrames(_Scope):
     """World stages 3-7: models, world frames and world joints in the world frame."""
+
+    what = 'world'
+    root = WORLD_FRAME
 
     def __init__(self, world: SdfWorld) -> None:
         self.world = world
-        self.file = world.file
-        self.models = _model_graphs(world.models)
-        self.model_elements = {m.name: m for m in world.models}
-        self.kinds: dict[str, str] = {}
+        self._setup(world.name, world.file, world.line, _model_graphs(world.models),
+                    {m.name: m for m in world.models})
+        self.models = self.scopes  # the models' graphs, by name
         for kind, items in (('model', world.models), ('frame', world.frames),
                             ('joint', world.joints)):
             for item in items:
                 self.kinds.setdefault(item.name, kind)
         self.frames = {frame.name: frame for frame in world.frames}
         self.joints = {joint.name: joint for joint in world.joints}
-        self._attached: dict[str, str] = {}
-        self._poses: dict[str, np.ndarray] = {WORLD_FRAME: _EYE}
         self.attached_to = {f.name: f.attached_to or WORLD_FRAME for f in world.frames}
         self.attached_to.update({j.name: j.child for j in world.joints})
-        self.relative_to: dict[str, _Edge] = {}
         for model in world.models:
             self.relative_to[model.name] = _Edge(model.pose.relative_to or WORLD_FRAME,
                                                  model.pose.matrix, model.pose.line or model.line)
@@ -414,83 +444,10 @@ class WorldFrames:
                                  code='FRAME_ATTACHED_TO_INVALID')
         self.link_of(frame.name)
 
-    def reference(self, name: str) -> tuple[str, str] | None:
-        kind = self.kinds.get(name)
-        if kind is not None:
-            return kind, name
-        if name == WORLD_FRAME:
-            return WORLD_FRAME, name
-        split = split_scope(name, self.models)
-        if split is not None and self.models[split[0]].reference(split[1]):
-            return 'nested', name
-        return None
+    def _root_link(self) -> str:
+        return WORLD_FRAME
 
-    def split(self, name: str) -> tuple[str, str]:
-        split = split_scope(name, self.models)
-        assert split is not None
-        return split
-
-    def knows(self, name: str) -> bool:
-        return self.reference(name) is not None
-
-    def link_of(self, name: str, stack: tuple[str, ...] = ()) -> str:
-        """The world-scoped link (or ``world``, or a static model's frame) ``name`` is on."""
-        cached = self._attached.get(name)
-        if cached is not None:
-            return cached
-        ref = self.reference(name)
-        if ref is None:
-            raise ReferenceError(f'world {self.world.name!r}: no frame named {name!r}',
-                                 self.file, self.world.line, code='FRAME_ATTACHED_TO_INVALID')
-        kind = ref[0]
-        if kind == WORLD_FRAME:
-            result = WORLD_FRAME
-        elif kind == 'model':
-            result = f'{name}::{self.models[name].canonical()}'
-        elif kind == 'nested':
-            head, rest = self.split(name)
-            result = f'{head}::{self.models[head].link_of(rest)}'
-        else:
-            if name in stack:
-                raise CycleError(f'world {self.world.name!r}: the attached_to graph has a '
-                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
-                                 self._line(name), code='FRAME_ATTACHED_TO_CYCLE')
-            result = self.link_of(self.attached_to[name], (*stack, name))
-        self._attached[name] = result
-        return result
-
-    def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
-        """X_W_name."""
-        cached = self._poses.get(name)
-        if cached is not None:
-            return cached
-        ref = self.reference(name)
-        if ref is None:
-            raise ReferenceError(f'world {self.world.name!r}: no frame named {name!r}',
-                                 self.file, self.world.line, code='POSE_RELATIVE_TO_INVALID')
-        if ref[0] == 'nested':
-            head, rest = self.split(name)
-            result = self.pose(head, stack) @ self.models[head].pose(rest)
-        else:
-            if name in stack:
-                raise CycleError(f'world {self.world.name!r}: the relative_to graph has a '
-                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
-                                 self.relative_to[name].line, code='POSE_RELATIVE_TO_CYCLE')
-            edge = self.relative_to[name]
-            if edge.target == name or not self.knows(edge.target):
-                code = 'POSE_RELATIVE_TO_CYCLE' if edge.target == name else \
-                    'POSE_RELATIVE_TO_INVALID'
-                raise ReferenceError(f'the pose of {self.kinds[name]} {name!r} is relative_to '
-                                     f'{edge.target!r}, which is not a model or frame of world '
-                                     f'{self.world.name!r}', self.file, edge.line, code=code)
-            result = self.pose(edge.target, (*stack, name)) @ edge.pose
-            if ref[0] == 'model':
-                model = self.model_elements[name]
-                result = result @ invert(placement_pose(self.models[name], model))
-        self._poses[name] = result
-        return result
-
-    def _line(self, name: str) -> int | None:
+    def _item_line(self, name: str) -> int | None:
         item = self.frames.get(name) or self.joints.get(name)
         return item.line if item is not None else self.world.line
 
