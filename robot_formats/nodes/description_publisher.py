@@ -316,8 +316,7 @@ class DescriptionPublisher(Node):
 
 
 def main(args: list[str] | None = None) -> int:
-    """Run the node until Ctrl-C / SIGTERM; its statistics line is logged on the way out (the
-    node's timer wakes the executor at least every 50 ms, so SIGINT is seen promptly)."""
+    """Run the node until Ctrl-C / SIGTERM; its statistics line is logged on the way out."""
     return run_node('description_publisher', DescriptionPublisher, args,
                     before_destroy=lambda node: node.log_statistics())
 

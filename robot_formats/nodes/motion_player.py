@@ -486,10 +486,9 @@ def _wait(future, timeout: float = 10.0):
 
 
 def main(args: list[str] | None = None) -> int:
-    """Run the node until Ctrl-C / SIGTERM (rclpy's handlers wake the executor: the node has no
-    periodic timer); exit 1 with the reason when the configuration or a motion file is bad."""
-    return run_node('motion_player', MotionPlayer, args, rclpy_signal_handlers=True,
-                    refused=(FormatError, ValueError))
+    """Run the node until Ctrl-C / SIGTERM; exit 1 with the reason when the configuration or a
+    motion file is bad."""
+    return run_node('motion_player', MotionPlayer, args, refused=(FormatError, ValueError))
 
 
 if __name__ == '__main__':

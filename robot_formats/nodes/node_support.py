@@ -29,8 +29,8 @@ from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 __all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'StartupError', 'choice', 'guarded',
-           'ignore_further_interrupts', 'joint_states_qos', 'positive',
-           'raise_keyboard_interrupt_on_signals', 'ranged', 'run_node', 'RATE_RANGE',
+           'ignore_further_interrupts', 'joint_states_qos', 'positive', 'StopRequest',
+           'STOP_POLL', 'ranged', 'run_node', 'RATE_RANGE',
            'CAP_RANGE', 'PERIOD_RANGE']
 
 
@@ -71,24 +71,29 @@ def choice(node: Node, name: str, options: tuple[str, ...]) -> str:
     return value
 
 
+#: How long the executor waits for work before looking at the stop request again (s): the
+#: latency of Ctrl-C, and the only periodic wake-up a node without timers has.
+STOP_POLL = 0.05
+
+
 def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = None, *,
              make_executor: Callable[[], Executor] | None = None,
              before_destroy: Callable[[Node], None] | None = None,
-             rclpy_signal_handlers: bool = False, refused: tuple[type, ...] = ()) -> int:
+             refused: tuple[type, ...] = ()) -> int:
     """Every node's ``main``: initialise rclpy, build the node (a :class:`StartupError`, an
     rclpy ParameterException or one of ``refused`` ends it with exit 1 and the reason on
     stderr), spin it until Ctrl-C / SIGTERM / an external shutdown, then ``before_destroy``
     (e.g. a statistics line) and destroy it: exit 0.
 
-    ``rclpy_signal_handlers``: let rclpy's handlers end the spin (they wake a waiting executor,
-    for nodes without a periodic timer); otherwise SIGINT/SIGTERM raise KeyboardInterrupt in
-    this thread (:func:`raise_keyboard_interrupt_on_signals`) so the context stays valid until
-    ``before_destroy`` ran."""
-    if not rclpy_signal_handlers:
-        raise_keyboard_interrupt_on_signals()
-    options = SignalHandlerOptions.ALL if rclpy_signal_handlers else SignalHandlerOptions.NO
+    SIGINT and SIGTERM only *request* the stop (:class:`StopRequest`): nothing is interrupted
+    half-way. A KeyboardInterrupt raised into the middle of the node's start-up (an import of
+    MuJoCo under way, say) would be turned into another error by that code and lost, and the
+    node would then never stop. The request is honoured when the node is built, between two
+    pieces of work of the executor (at most :data:`STOP_POLL` later); the context is still
+    valid for ``before_destroy``."""
+    stop = StopRequest()
     try:
-        with rclpy.init(args=args, signal_handler_options=options):
+        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             try:
                 node = make_node()
             except (StartupError, ParameterException, *refused) as err:
@@ -97,7 +102,8 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
             executor = make_executor() if make_executor is not None else SingleThreadedExecutor()
             executor.add_node(node)
             try:
-                executor.spin()
+                while not stop.requested and rclpy.ok():
+                    executor.spin_once(timeout_sec=STOP_POLL)
             except (KeyboardInterrupt, ExternalShutdownException):
                 pass
             ignore_further_interrupts()
@@ -109,6 +115,23 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
         pass
     ignore_further_interrupts()  # rclpy restores Python's handler at shutdown
     return 0
+
+
+class StopRequest:
+    """SIGINT/SIGTERM handlers that record a request to stop instead of raising anything, also
+    for SIGINT when the process was started with it ignored (``cmd &``). After the first
+    signal, further SIGINTs are ignored (a terminal's Ctrl-C reaches a node twice: directly and
+    forwarded by ros2 launch / ros2 run); a second SIGTERM ends a stop that hangs."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        signal.signal(signal.SIGINT, self._request)
+        signal.signal(signal.SIGTERM, self._request)
+
+    def _request(self, signum: int, frame: object) -> None:
+        self.requested = True
+        ignore_further_interrupts()
+
 
 #: robot_description and /tf_static as robot_state_publisher offers them: late subscribers get
 #: the last message.
@@ -148,22 +171,6 @@ def guarded(callback=None, *, throttle_sec: float = 10.0):
                                     f'{type(err).__name__}: {err}', **log_options)
             return None
     return guarded_callback
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    # Ctrl-C in a terminal reaches every process of the foreground group, and ros2 launch /
-    # ros2 run forward it once more: a second SIGINT must not break the clean shutdown the
-    # first one started. SIGTERM stays the way to end a shutdown that hangs.
-    ignore_further_interrupts()
-    raise KeyboardInterrupt
-
-
-def raise_keyboard_interrupt_on_signals() -> None:
-    """Make SIGINT and SIGTERM raise KeyboardInterrupt in the main thread, so ``spin()`` ends in
-    the node's ``main`` with the context still valid (rclpy is initialised without its own
-    handlers); SIGINT also when the process was started with it ignored (``cmd &``)."""
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGINT, _interrupt)
 
 
 def ignore_further_interrupts() -> None:

@@ -6,6 +6,9 @@ parameter, and no traceback. Rates and periods carry their range in the paramete
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from .harness import ARM, TIMEOUT
@@ -46,3 +49,34 @@ def test_a_bad_parameter_is_refused_at_start_up(module_launcher, case: str) -> N
     log = process.log()
     assert f'{node}: ' in log and reason in log, process.describe()
     assert 'Traceback' not in log
+
+
+# --- stopping while the node is being built ------------------------------------------------
+
+def _mapped(pid: int, library: str) -> bool:
+    """Whether the process has loaded a shared library whose path contains ``library``."""
+    try:
+        return library in Path(f'/proc/{pid}/maps').read_text()
+    except OSError:
+        return False
+
+
+def test_ctrl_c_while_mujoco_is_being_imported_stops_the_node(module_launcher):
+    """A Ctrl-C while sim_controller imports MuJoCo (it takes a while on a busy machine) only
+    requests the stop: the import completes, the robot is simulated, then the node exits 0.
+    It used to interrupt the import half-way (pybind11: "ImportError: initialization failed"),
+    lose the request, and never stop. The signal is sent as soon as MuJoCo's library is mapped
+    into the process, i.e. while the import is under way."""
+    hebi = ARM.parents[1] / 'hrdf' / 'hebi_arm.hrdf'
+    process, _ = module_launcher.command(
+        ['-m', 'robot_formats.nodes.sim_controller', '--ros-args', '-p',
+         f'description_file:={hebi}'], 'early_stop_sim_controller')
+    deadline = time.monotonic() + TIMEOUT
+    while not _mapped(process.proc.pid, 'mujoco') and time.monotonic() < deadline:
+        assert process.alive(), process.describe()
+        time.sleep(0.001)  # poll interval of a deadline wait
+    assert _mapped(process.proc.pid, 'mujoco'), process.describe()
+    code = process.interrupt(timeout=TIMEOUT)
+    assert code == 0, f'exit {code}\n{process.describe()}'
+    log = process.log()
+    assert 'cannot simulate' not in log and 'Traceback' not in log, process.describe()
