@@ -19,6 +19,7 @@ from __future__ import annotations
 import codecs
 import math
 import os
+import re
 from collections.abc import Collection
 from pathlib import Path
 
@@ -35,6 +36,8 @@ __all__ = [
     'read_bytes',
     'local_name',
     'floats',
+    'leading_numbers',
+    'streamed_numbers',
     'required_attr',
     'attr_float',
     'text_floats',
@@ -198,6 +201,58 @@ def local_name(element: etree._Element) -> str:
     if not isinstance(tag, str):
         return ''
     return tag.rpartition('}')[2]
+
+
+#: The number at the start of a text, as C++ reads it (``std::stod``, ``stream >> double``),
+#: white space before it skipped: decimal, and hexadecimal (which ``std::stod`` also reads).
+_DECIMAL_PREFIX = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
+_HEX_PREFIX = re.compile(r'\s*([+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)'
+                         r'(?:[pP][+-]?\d+)?)')
+
+
+def _leading_number(text: str, position: int, hexadecimal: bool
+                    ) -> tuple[float, int] | None:
+    """(the finite number at ``text[position:]``'s start, where it ends), or None."""
+    match = _HEX_PREFIX.match(text, position) if hexadecimal else None
+    try:
+        if match is not None:
+            value = float.fromhex(match.group(1))
+        else:
+            match = _DECIMAL_PREFIX.match(text, position)
+            if match is None:
+                return None
+            value = float(match.group(1))
+    except OverflowError:
+        return None
+    return (value, match.end()) if math.isfinite(value) else None
+
+
+def leading_numbers(text: str, hexadecimal: bool = False) -> tuple[float, ...] | None:
+    """``std::stod`` of each whitespace-separated token: the number at its start, stray
+    characters after it ignored (``0.5"`` is 0.5; with ``hexadecimal``, ``0x1g`` is 1); None
+    when a token starts with no number or a number is not finite. What C++ readers (DART,
+    libsdformat) make of text :func:`floats` refuses."""
+    values = []
+    for token in text.split():
+        found = _leading_number(token, 0, hexadecimal)
+        if found is None:
+            return None
+        values.append(found[0])
+    return tuple(values)
+
+
+def streamed_numbers(text: str, count: int) -> tuple[float, ...] | None:
+    """What ``stream >> v`` ``count`` times reads from ``text`` (decimal; the stream stops at
+    the first character that continues no number, so ``0 1x 0`` fails at the ``x``), or None
+    where a read fails."""
+    values, position = [], 0
+    for _ in range(count):
+        found = _leading_number(text, position, False)
+        if found is None:
+            return None
+        values.append(found[0])
+        position = found[1]
+    return tuple(values)
 
 
 def floats(text: str | None, file: str | Path | None, line: int | None, what: str,

@@ -6,14 +6,13 @@ libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with fil
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.transforms import quat_to_rotation
-from robot_formats.core.xmlsafe import floats, local_name
+from robot_formats.core.xmlsafe import floats, leading_numbers, local_name, streamed_numbers
 from robot_formats.formats.sdformat.dom import PoseSpec
 
 __all__ = ['Ctx', 'child', 'children', 'text', 'number', 'vector', 'boolean', 'pose_of',
@@ -66,10 +65,6 @@ def vector(ctx: Ctx, element: etree._Element | None, count: int,
     return _lenient(ctx, element, element.text or '', count, streamed=True)
 
 
-#: A number at the start of the text, as C++ streams and ``std::stod`` read it.
-_NUMBER = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
-
-
 def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, streamed: bool
              ) -> tuple[float, ...]:
     """``count`` numbers, read strictly; where that fails, as libsdformat 12 reads them, with an
@@ -81,36 +76,14 @@ def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, st
     try:
         return floats(text, ctx.file, element.sourceline, what, count)
     except InvalidValueError:
-        values = _streamed(text, count) if streamed and count else _per_token(text)
+        values = (streamed_numbers(text, count) if streamed and count else
+                  leading_numbers(text))  # decimal: hexadecimal entries stay refused
         if values is None or (count is not None and len(values) != count):
             raise
     ctx.warnings.append(Diagnostic(
         f'{what} {text.strip()!r} has characters libsdformat reads past; read as '
         f'{" ".join(f"{v:g}" for v in values)}', ctx.file, element.sourceline, 'SDF_NUMBER'))
     return values
-
-
-def _streamed(text: str, count: int) -> tuple[float, ...] | None:
-    """What ``stream >> v`` ``count`` times gives, or None where a read fails."""
-    values, position = [], 0
-    for _ in range(count):
-        match = _NUMBER.match(text, position)
-        if match is None:
-            return None
-        values.append(float(match.group(1)))
-        position = match.end()
-    return tuple(values) if all(map(math.isfinite, values)) else None
-
-
-def _per_token(text: str) -> tuple[float, ...] | None:
-    """``std::stod`` of each whitespace-separated token, or None where one has no number."""
-    values = []
-    for token in text.split():
-        match = _NUMBER.match(token)
-        if match is None:
-            return None
-        values.append(float(match.group(1)))
-    return tuple(values) if all(map(math.isfinite, values)) else None
 
 
 def boolean(ctx: Ctx, element: etree._Element | None, default: bool = False) -> bool:

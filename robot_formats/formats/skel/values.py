@@ -10,14 +10,13 @@ goes through a fast path; everything else through :func:`robot_formats.core.xmls
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 from typing import Iterator
 
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
-from robot_formats.core.xmlsafe import floats, local_name
+from robot_formats.core.xmlsafe import floats, leading_numbers, local_name
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, from_xyz_euler
 
 __all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'index', 'require', 'number', 'vector',
@@ -116,40 +115,13 @@ def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[fl
         try:
             return floats(text, ctx.file, element.sourceline, what, count)
         except InvalidValueError:
-            values = _number_prefixes(text)
+            values = leading_numbers(text, hexadecimal=True)  # std::stod, as DART
             if values is None or (count is not None and len(values) != count):
                 raise
             warn(ctx, f'{what} {text.strip()!r} has characters after a number; read as '
                  f'{" ".join(f"{v:g}" for v in values)}, as DART reads it', element.sourceline,
                  'SKEL_NUMBER')
     return values
-
-
-#: The number at the start of a token, as ``std::stod`` reads it: hexadecimal (``0x1g`` is 1)
-#: or decimal.
-_HEX_PREFIX = re.compile(r'[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)'
-                         r'(?:[pP][+-]?\d+)?')
-_NUMBER_PREFIX = re.compile(r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?')
-
-
-def _number_prefixes(text: str) -> tuple[float, ...] | None:
-    """Each whitespace-separated token's leading number, or None when a token has none or a
-    number is not finite (DART refuses those files)."""
-    values = []
-    for token in text.split():
-        match = _HEX_PREFIX.match(token)
-        if match is not None:
-            value = float.fromhex(match.group())
-            values.append(value)
-            continue
-        match = _NUMBER_PREFIX.match(token)
-        if match is None:
-            return None
-        value = float(match.group())
-        if not math.isfinite(value):
-            return None
-        values.append(value)
-    return tuple(values)
 
 
 def boolean(ctx: Ctx, element: etree._Element) -> bool:
