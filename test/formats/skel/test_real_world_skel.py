@@ -19,7 +19,7 @@ from robot_formats.core.errors import FormatError
 from robot_formats.formats import load
 
 from shared_data import shared
-from test_skel_dartpy_random import (_assert_frames, _expected_dof_name, _inertia_matrix,
+from test_skel_dartpy_random import (_assert_frames, _expected_dof_name, assert_mass_properties,
                                      run_oracle)
 
 REAL = Path(__file__).resolve().parents[2] / 'fixtures' / 'real_world'
@@ -163,14 +163,7 @@ def _assert_same_as_dart(path: Path, answer: dict, initial: bool = True) -> None
     for index, config in enumerate(answer['configurations']):
         q = _our_positions(tree, skeletons, config['positions'])
         _assert_frames(tree.forward(q), config['frames'], f'{path.name} configuration {index}')
-    for skeleton in skeletons:
-        for body in skeleton['bodies']:
-            where = f'{path.name}: {skeleton["name"]}::{body["name"]}'
-            inertial = tree.links[f'{skeleton["name"]}::{body["name"]}'].inertial
-            assert inertial.mass == pytest.approx(body['mass'], abs=1e-12), where
-            assert np.allclose(inertial.origin.xyz, body['local_com'], atol=1e-12), where
-            assert np.allclose(_inertia_matrix(inertial.inertia), body['moment'],
-                               atol=1e-9), where
+    assert_mass_properties(tree, skeletons, f'{path.name}: ')
 
 
 @pytest.mark.parametrize('path', INVALID, ids=lambda p: p.name)

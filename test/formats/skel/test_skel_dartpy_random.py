@@ -132,6 +132,18 @@ def _check_dof_properties(model: Model, skeleton: dict) -> None:
     assert {link.name: link.gravity for link in model.links} == gravity
 
 
+def assert_mass_properties(tree, skeletons: list[dict], where: str = '') -> None:
+    """Every body's mass, centre of mass and inertia equal DART's."""
+    for skeleton in skeletons:
+        for body in skeleton['bodies']:
+            name = f'{skeleton["name"]}::{body["name"]}'
+            inertial = tree.links[name].inertial
+            assert inertial.mass == pytest.approx(body['mass'], abs=1e-12), where + name
+            assert np.allclose(inertial.origin.xyz, body['local_com'], atol=1e-12), where + name
+            assert np.allclose(_inertia_matrix(inertial.inertia), body['moment'], atol=1e-9), \
+                where + name
+
+
 def _inertia_matrix(values: tuple) -> np.ndarray:
     ixx, ixy, ixz, iyy, iyz, izz = values
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
@@ -166,14 +178,7 @@ def test_random_world_matches_dartpy(worlds, seed: int) -> None:
                        f'configuration {index}')
 
     # mass properties: given, DART's default, or computed from the shapes
-    for skeleton in dart['skeletons']:
-        for body in skeleton['bodies']:
-            inertial = tree.links[f'{skeleton["name"]}::{body["name"]}'].inertial
-            where = f'{skeleton["name"]}::{body["name"]}'
-            assert inertial.mass == pytest.approx(body['mass'], abs=1e-12), where
-            assert np.allclose(inertial.origin.xyz, body['local_com'], atol=1e-12), where
-            assert np.allclose(_inertia_matrix(inertial.inertia), body['moment'], atol=1e-9), \
-                where
+    assert_mass_properties(tree, dart['skeletons'])
 
     # what joints and bodies say beyond kinematics
     for skeleton in dart['skeletons']:
