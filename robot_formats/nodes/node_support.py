@@ -104,16 +104,15 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
             try:
                 while not stop.requested and rclpy.ok():
                     executor.spin_once(timeout_sec=STOP_POLL)
-            except (KeyboardInterrupt, ExternalShutdownException):
+            except ExternalShutdownException:
                 pass
             ignore_further_interrupts()
             if before_destroy is not None:
                 before_destroy(node)
             executor.shutdown()
             node.destroy_node()
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except ExternalShutdownException:
         pass
-    ignore_further_interrupts()  # rclpy restores Python's handler at shutdown
     return 0
 
 
