@@ -1,32 +1,29 @@
-// Times urdfdom's urdf::parseURDF on one file: the reference URDF parser of ROS.
-// Built and run by benchmarks/urdf_load.py against the urdfdom shipped with PyPI `pin`.
-// Usage: urdfdom_load FILE REPEATS  -> prints the median seconds per parse.
+// urdfdom's urdf::parseURDF (the reference URDF parser of ROS) as a C function, so that
+// benchmarks/urdf_load.py can time it in its own process, interleaved with robot_formats.load()
+// and on the same clock: the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID, which Python's
+// time.thread_time() reads too). Built by benchmarks/urdf_load.py against the urdfdom that PyPI
+// `pin` ships.
 #include <urdf_parser/urdf_parser.h>
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
-int main(int argc, char** argv) {
-  if (argc != 3) { std::fprintf(stderr, "usage: %s FILE REPEATS\n", argv[0]); return 2; }
-  const int repeats = std::atoi(argv[2]);
-  std::vector<double> seconds;
-  for (int i = 0; i < repeats; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    std::ifstream stream(argv[1]);  // reading the file is part of loading it, as for the others
-    std::stringstream text;
-    text << stream.rdbuf();
-    urdf::ModelInterfaceSharedPtr model = urdf::parseURDF(text.str());
-    auto stop = std::chrono::steady_clock::now();
-    if (!model) { std::fprintf(stderr, "urdfdom could not parse %s\n", argv[1]); return 1; }
-    seconds.push_back(std::chrono::duration<double>(stop - start).count());
-  }
-  std::sort(seconds.begin(), seconds.end());
-  std::printf("%.9f\n", seconds[seconds.size() / 2]);
-  return 0;
+static double thread_seconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// Reads and parses the file once; returns the CPU seconds it took, or -1 if urdfdom refuses it.
+// Reading the file is part of loading it, as for robot_formats.load().
+extern "C" double urdfdom_parse_seconds(const char* path) {
+  const double start = thread_seconds();
+  std::ifstream stream(path);
+  std::stringstream text;
+  text << stream.rdbuf();
+  urdf::ModelInterfaceSharedPtr model = urdf::parseURDF(text.str());
+  const double stop = thread_seconds();
+  return model ? stop - start : -1.0;
 }
