@@ -21,7 +21,7 @@ from robot_formats.core.model import (WORLD, Collision, Frame, Joint, JointType,
                                       Model, Pose, Scene, Visual)
 from robot_formats.core.transforms import invert, rotation_to_quat
 from robot_formats.formats.sdformat.dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
-from robot_formats.formats.sdformat.frames import ModelFrames, ResolvedFrame, resolve_world
+from robot_formats.formats.sdformat.frames import ModelFrames, WorldFrames, resolve_world
 
 __all__ = ['to_scene']
 
@@ -43,39 +43,62 @@ def _local(model_name: str, scoped: str) -> str:
 
 
 class _Builder:
+    """Builds the scene from the checked frame graphs. Members of a model are computed in the
+    model's own frame (X_L_F = X_M_L⁻¹ · X_M_F from the graph's memoized poses): no world pose
+    per element and back. World poses are needed only for what hangs from the world (model
+    frames, world frames and joints, links no joint moves, frames of link-less static models)."""
+
     def __init__(self, world: SdfWorld, warnings: list[Diagnostic]) -> None:
         self.world = world
         self.warnings = warnings
-        self.graph, self.frames = resolve_world(world)
+        if any(_has_reposture(model) for model in world.models):
+            # custom models' reposture callbacks receive every frame in the world
+            self.graph = resolve_world(world)[0]
+        else:
+            self.graph = WorldFrames(world)
         self._inverses: dict[str, np.ndarray] = {}
         self._by_shape: dict[object, Model] = {}
 
     def inverse(self, name: str) -> np.ndarray:
-        """X_name_W (memoized: many frames and joints hang from the same link)."""
+        """X_name_W of a world-scoped frame (memoized)."""
         found = self._inverses.get(name)
         if found is None:
-            found = self._inverses[name] = invert(self.frames[name].pose)
+            found = self._inverses[name] = invert(self.graph.pose(name))
         return found
 
     def scene(self) -> Scene:
         models = [self.shared_model(m) for m in self.world.models]
         scene_frames: list[Frame] = []
         scene_joints: list[Joint] = []
+        graph = self.graph
         for model in self.world.models:
-            scene_frames.append(self.frame(self.frames[model.name], model.name, ''))
+            scene_frames.append(self.world_frame(model.name, graph.models[model.name].model.line))
         for frame in self.world.frames:
-            scene_frames.append(self.frame(self.frames[frame.name], frame.name, ''))
+            scene_frames.append(self.world_frame(frame.name, graph.frames[frame.name].line))
         for joint in self.world.joints:
-            resolved = self.frames[joint.name]
-            scene_frames.append(self.frame(resolved, joint.name, ''))
-            parent = self.graph.link_of(joint.parent) if joint.parent != WORLD else WORLD
-            scene_joints.append(self.joint(joint, resolved, _world_or(parent), '', self.graph))
+            line = graph.joints[joint.name].line
+            frame = self.world_frame(joint.name, line)
+            scene_frames.append(frame)
+            parent = _world_or(graph.link_of(joint.parent)) if joint.parent != WORLD else WORLD
+            child = _world_or(graph.link_of(joint.name))
+            x_wj = graph.pose(joint.name)
+            x_pj = x_wj if parent == WORLD else self.inverse(parent) @ x_wj
+            x_cj = x_wj if child == WORLD else self.inverse(child) @ x_wj
+            scene_joints.append(self.joint(joint, joint.name, parent, child, x_pj, x_cj, graph,
+                                           joint.name, joint.name))
         models, scene_joints = self.break_loops(models, scene_joints)
         children = {j.child for j in scene_joints}
         models = [self.place_roots(m, children, scene_joints) for m in models]
         physics = {'gravity': self.world.gravity} if self.world.gravity is not None else {}
         return Scene(self.world.name, tuple(models), tuple(scene_frames), tuple(scene_joints),
                      is_world=True, physics=physics, source=self.world.file)
+
+    def world_frame(self, name: str, line: int | None) -> Frame:
+        """A frame of the world scope (a model frame, a world frame or joint)."""
+        attached = _world_or(self.graph.link_of(name))
+        pose = self.graph.pose(name)
+        local = pose if attached == WORLD else self.inverse(attached) @ pose
+        return Frame(name, attached, matrix_to_pose(local), line)
 
     # --- one top-level model -------------------------------------------------------------
     def shared_model(self, sdf: SdfModel) -> Model:
@@ -97,45 +120,20 @@ class _Builder:
         return model
 
     def model(self, sdf: SdfModel) -> Model:
-        links: list[Link] = []
-        joints: list[Joint] = []
-        frames: list[Frame] = []
+        build = _ModelBuild(self, sdf)
+        build.scope(self.graph.models[sdf.name], '', None)
         positions: dict[str, float] = {}
-        graph = self.graph.models[sdf.name]
-        for scoped, kind, local, owner, owner_scope in graph.elements(sdf.name):
-            name = _local(sdf.name, scoped)
-            if kind == 'unnamed joint':
-                resolved = self.unnamed_joint(owner, local, scoped, owner_scope)
-            else:
-                resolved = self.frames[scoped]
-            if kind == 'link':
-                links.append(self.link(owner, local, name, resolved))
-                continue
-            if kind != 'unnamed joint':
-                frames.append(self.frame(resolved, name, sdf.name))
-            if kind in ('joint', 'unnamed joint'):
-                joint = owner.joints[local]
-                scope = _local(sdf.name, owner_scope) if owner_scope != sdf.name else ''
-                parent = (WORLD if joint.parent == WORLD
-                          else _scoped(scope, owner.link_of(joint.parent)))
-                parent = _world_or(f'{sdf.name}::{parent}' if parent != WORLD else WORLD)
-                joints.append(self.joint(joint, resolved, parent, sdf.name, owner))
         for prefix, nested in _all_models(sdf, ''):
-            positions.update({_scoped(prefix, k): v for k, v in nested.initial_positions.items()})
-        return Model(sdf.name, tuple(links), tuple(joints), tuple(frames), static=sdf.static,
-                     initial_positions=positions, source=sdf.file)
+            if nested.initial_positions:
+                positions.update({_scoped(prefix, k): v
+                                  for k, v in nested.initial_positions.items()})
+        return Model(sdf.name, tuple(build.links), tuple(build.joints), tuple(build.frames),
+                     static=sdf.static, initial_positions=positions, source=sdf.file)
 
-    def unnamed_joint(self, owner: ModelFrames, local: str, scoped: str, owner_scope: str
-                      ) -> ResolvedFrame:
-        """The joint frame of a joint without a frame name (see SdfJoint.has_frame)."""
-        joint = owner.joints[local]
-        x_w_owner = self.frames[owner_scope].pose
-        child = owner_scope + '::' + owner.link_of(joint.child)
-        return ResolvedFrame(scoped, 'joint', x_w_owner @ owner.joint_pose(joint),
-                             _world_or(child), '', owner, local)
-
-    def link(self, owner: ModelFrames, local: str, name: str, resolved: ResolvedFrame) -> Link:
+    def link(self, owner: ModelFrames, local: str, name: str) -> Link:
         sdf = owner.links[local]
+        if not sdf.shapes:
+            return Link(name, sdf.inertial, (), (), sdf.line)
         visuals: list[Visual] = []
         collisions: list[Collision] = []
         for shape in sdf.shapes:
@@ -152,30 +150,20 @@ class _Builder:
                 collisions.append(item)
         return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
 
-    def frame(self, resolved: ResolvedFrame, name: str, model_name: str) -> Frame:
-        attached = resolved.attached_to
-        local = resolved.pose if attached == WORLD else self.inverse(attached) @ resolved.pose
-        line = getattr(_element(resolved), 'line', None)
-        return Frame(name, _local(model_name, attached) if model_name else attached,
-                     matrix_to_pose(local), line)
-
-    def joint(self, joint: SdfJoint, resolved: ResolvedFrame, parent: str, model_name: str,
-              owner) -> Joint:
-        child = resolved.attached_to
-        x_wj = resolved.pose
-        x_pj = x_wj if parent == WORLD else self.inverse(parent) @ x_wj
-        x_cj = self.inverse(child) @ x_wj
-        axis = _axis_in_joint(joint.axis, owner, resolved, self.warnings)
-        axis2 = _axis_in_joint(joint.axis2, owner, resolved, self.warnings)
-        limits = tuple(a.limits or Limits() for a in (joint.axis, joint.axis2)
+    def joint(self, joint: SdfJoint, name: str, parent: str, child: str, x_pj: np.ndarray,
+              x_cj: np.ndarray, owner, local: str, scoped: str) -> Joint:
+        """The neutral joint: ``name``, ``parent`` and ``child`` as the model (or the world)
+        names them, its frame in the parent and child links; ``local``: its name in
+        ``owner``, the scope its axes' ``expressed_in`` names frames of; ``scoped``: its name
+        in the world (for warnings)."""
+        axis = _axis_in_joint(joint.axis, owner, scoped, local, self.warnings)
+        axis2 = _axis_in_joint(joint.axis2, owner, scoped, local, self.warnings)
+        limits = tuple(a.limits or _NO_LIMITS for a in (joint.axis, joint.axis2)
                        if a is not None)[:_dofs(joint.type)]
-        if all(lim == Limits() for lim in limits):
+        if all(lim == _NO_LIMITS for lim in limits):
             limits = ()
         dynamics = joint.axis.dynamics if joint.axis is not None else None
-        return Joint(_local(model_name, resolved.name) if model_name else resolved.name,
-                     joint.type, _local(model_name, parent) if model_name else parent,
-                     _local(model_name, child) if model_name else child,
-                     matrix_to_pose(x_pj),
+        return Joint(name, joint.type, parent, child, matrix_to_pose(x_pj),
                      axis if axis is not None else (0.0, 0.0, 1.0), axis2,
                      matrix_to_pose(x_cj), limits, dynamics, joint.mimic,
                      joint.axis_order, joint.pitch, joint.line)
@@ -214,22 +202,104 @@ class _Builder:
         roots = [link.name for link in model.links if link.name not in moved]
         if not roots:
             return model
-        first = self.frames[f'{model.name}::{roots[0]}'].pose
+        first = self.graph.pose(f'{model.name}::{roots[0]}')
         for name in roots[1:]:
             scoped = f'{model.name}::{name}'
             extra.append(Joint(f'{scoped}/attach', JointType.FIXED, WORLD, scoped,
-                               matrix_to_pose(self.frames[scoped].pose)))
+                               matrix_to_pose(self.graph.pose(scoped))))
         return replace(model, pose=matrix_to_pose(first))
 
 
-def _element(resolved: ResolvedFrame):
-    owner, local = resolved.owner, resolved.local
-    for table in ('links', 'joints', 'frames', 'models', 'model_elements'):
-        items = getattr(owner, table, None)
-        if items and local in items:
-            item = items[local]
-            return getattr(item, 'model', item)
-    return None
+class _ModelBuild:
+    """The links, joints and frames of one top-level model, scope by scope in document order
+    (links, joints, frames, then each nested model's frame and members), posed in the model
+    frame M: X_M_x of a member of nested scope S is X_M_S · X_S_x."""
+
+    def __init__(self, builder: _Builder, sdf: SdfModel) -> None:
+        self.builder = builder
+        self.sdf = sdf
+        self.links: list[Link] = []
+        self.joints: list[Joint] = []
+        self.frames: list[Frame] = []
+        self._inverses: dict[str, np.ndarray] = {}  # local link name -> X_L_M
+        self._x_wm: np.ndarray | None = None
+
+    def world_pose(self, x_mf: np.ndarray) -> np.ndarray:
+        if self._x_wm is None:
+            self._x_wm = self.builder.graph.pose(self.sdf.name)
+        return self._x_wm @ x_mf
+
+    def relative(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None, link: str,
+                 x_mf: np.ndarray) -> np.ndarray:
+        """X_L_F for the frame at X_M_F attached to ``link`` (named within ``graph``'s scope,
+        ``prefix`` and ``x_ms`` as in :meth:`scope`), or X_W_F where the frame is attached to
+        the world (``link`` names a model frame)."""
+        if _is_world(link):
+            return self.world_pose(x_mf)
+        scoped = prefix + link
+        found = self._inverses.get(scoped)
+        if found is None:
+            x_ml = graph.pose(link) if x_ms is None else x_ms @ graph.pose(link)
+            found = self._inverses[scoped] = invert(x_ml)
+        return found @ x_mf
+
+    def scope(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None) -> None:
+        """The members of ``graph``'s model, ``prefix`` (``N::``) naming its scope within the
+        top-level model and ``x_ms`` its frame in the model frame (None: the model itself)."""
+        builder, model = self.builder, graph.model
+        top = self.sdf.name
+        for link in model.links:
+            self.links.append(builder.link(graph, link.name, prefix + link.name))
+        for joint in model.joints:
+            local = joint.name
+            x_mj = graph.pose(local) if joint.has_frame else graph.joint_pose(joint)
+            if x_ms is not None:
+                x_mj = x_ms @ x_mj
+            child_link = graph.link_of(joint.child)
+            x_cj = self.relative(graph, prefix, x_ms, child_link, x_mj)
+            child = _world_or(prefix + child_link)
+            if joint.has_frame:
+                self.frames.append(Frame(prefix + local, child, matrix_to_pose(x_cj),
+                                         joint.line))
+            if joint.parent == WORLD:
+                parent, x_pj = WORLD, self.world_pose(x_mj)
+            else:
+                parent_link = graph.link_of(joint.parent)
+                parent = _world_or(prefix + parent_link)
+                x_pj = self.relative(graph, prefix, x_ms, parent_link, x_mj)
+            self.joints.append(builder.joint(joint, prefix + local, parent, child, x_pj, x_cj,
+                                             graph, local, f'{top}::{prefix}{local}'))
+        for frame in model.frames:
+            self.frame(graph, prefix, x_ms, frame.name, frame.line)
+        for nested in model.models:
+            x_mn = self.frame(graph, prefix, x_ms, nested.name, None)
+            self.scope(graph.nested[nested.name], f'{prefix}{nested.name}::', x_mn)
+
+    def frame(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None, local: str,
+              line: int | None) -> np.ndarray:
+        """Adds the frame ``local`` of ``graph``'s scope; returns X_M_F."""
+        x_mf = graph.pose(local)
+        if x_ms is not None:
+            x_mf = x_ms @ x_mf
+        link = graph.link_of(local)
+        self.frames.append(Frame(prefix + local, _world_or(prefix + link),
+                                 matrix_to_pose(self.relative(graph, prefix, x_ms, link, x_mf)),
+                                 line))
+        return x_mf
+
+
+_EYE = np.eye(4)
+_NO_LIMITS = Limits()
+
+
+def _is_world(link: str) -> bool:
+    """Whether an attached_to resolution ended at the world or a (static, link-less) model
+    frame."""
+    return link == WORLD or link == MODEL_FRAME or link.endswith('::' + MODEL_FRAME)
+
+
+def _has_reposture(model: SdfModel) -> bool:
+    return model.reposture is not None or any(_has_reposture(m) for m in model.models)
 
 
 def _fields(item) -> dict:
@@ -240,7 +310,7 @@ def _dofs(kind: JointType) -> int:
     return {JointType.FIXED: 0, JointType.UNIVERSAL: 2, JointType.BALL: 0}.get(kind, 1)
 
 
-def _axis_in_joint(axis: SdfAxis | None, owner, resolved: ResolvedFrame,
+def _axis_in_joint(axis: SdfAxis | None, owner, name: str, local: str,
                    warnings: list[Diagnostic]) -> tuple[float, float, float] | None:
     """The axis in the joint frame (``expressed_in`` names a frame of the joint's scope).
 
@@ -248,16 +318,19 @@ def _axis_in_joint(axis: SdfAxis | None, owner, resolved: ResolvedFrame,
     axis is resolved), and the axis is taken in the joint frame."""
     if axis is None:
         return None
+    if not axis.expressed_in or axis.expressed_in == local:
+        x, y, z = axis.xyz
+        return (float(x), float(y), float(z))
     xyz = np.asarray(axis.xyz, dtype=float)
     if axis.expressed_in and not owner.knows(axis.expressed_in) and \
             axis.expressed_in != MODEL_FRAME:
-        warnings.append(Diagnostic(f'joint {resolved.name!r}: axis expressed_in '
+        warnings.append(Diagnostic(f'joint {name!r}: axis expressed_in '
                                    f'{axis.expressed_in!r} is not a frame in its scope; the '
                                    'axis is taken in the joint frame', owner.file, axis.line,
                                    'POSE_RELATIVE_TO_INVALID'))
-    elif axis.expressed_in and axis.expressed_in != resolved.local:
+    else:
         x_me = owner.pose(axis.expressed_in) if axis.expressed_in != MODEL_FRAME else np.eye(4)
-        x_mj = owner.pose(resolved.local)
+        x_mj = owner.pose(local)
         xyz = x_mj[:3, :3].T @ x_me[:3, :3] @ xyz
     return tuple(float(v) for v in xyz)  # type: ignore[return-value]
 
