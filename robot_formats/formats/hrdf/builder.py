@@ -24,24 +24,24 @@ by ``<robot rot trans>`` as HEBI's forward kinematics place the robot's base.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
-import numpy as np
 from lxml import etree
 
 from robot_formats.core.errors import (Diagnostic, DuplicateNameError, InvalidValueError,
                                        SchemaError, StructureError)
 from robot_formats.core.model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType,
                                       Limits, Link, Inertia6, Material, Mesh, Mimic, Model, Pose,
-                                      Sphere, Visual, vec3)
-from robot_formats.core.transforms import matrix_to_pose
+                                      Sphere, Visual)
 from robot_formats.formats.hrdf.catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES,
-                                                  LINKS, compatible, interface_name, link_inertia,
+                                                  LINKS, Actuator, Bracket, EndEffector, LinkType,
+                                                  compatible, interface_name, link_inertia,
                                                   link_mass)
 from robot_formats.formats.hrdf.elements import Node, is_file, resolve_relative
-from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute, rotation_about
+from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Vec, axis_quat, compose, pose,
+                                                 rotate, z_to)
+from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
 from robot_formats.formats.hrdf.versions import Version
 
 __all__ = ['build_model', 'default_name', 'ROOT_LINK', 'BASE_LINK']
@@ -58,6 +58,12 @@ _INERTIA_NAMES = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 _MASS_ATTRIBUTES = frozenset({'mass', 'mass_offset', 'com_rot', 'com_trans', 'com_trans_offset',
                               *_INERTIA_NAMES})
 Interface = tuple[str, str] | None
+_FIXED = JointType.FIXED
+_Z_AXIS = (0.0, 0.0, 1.0)
+#: Inline interfaces: input Ry(-pi/2), output Ry(pi/2) (RightAngle ones are Tz(d)).
+_INLINE_IN = axis_quat('y', -math.pi / 2)
+_INLINE_OUT = axis_quat('y', math.pi / 2)
+_LINK_ENDS = ('RightAngle', 'Inline')
 
 
 def default_name(kind: str, index: int) -> str:
@@ -65,57 +71,84 @@ def default_name(kind: str, index: int) -> str:
     return f'{kind.replace("-", "_")}_{index}'
 
 
-_EYE = np.eye(4)
-_EYE.setflags(write=False)
+# --- what each catalogue entry contributes, built once at import ------------------------------
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """The model pieces of one catalogue entry that do not depend on the element's attributes:
+    interfaces, library mass properties (as an Inertial), output pose, visuals."""
+
+    spec: object
+    input: Interface
+    output: Interface
+    com: Vec
+    inertial: Inertial
+    visuals: tuple[Visual, ...] = ()
+    out_pose: Pose = IDENTITY
+    joint_origin: Pose = IDENTITY
+    limits: tuple[Limits, ...] = ()
 
 
-def _pose(matrix: np.ndarray) -> Pose:
-    """``matrix_to_pose`` with fast paths for the identity and pure translations (most HRDF
-    offsets), which need no quaternion conversion."""
-    if matrix is _EYE:
-        return IDENTITY
-    rotation = matrix[:3, :3]
-    if (rotation == _EYE[:3, :3]).all():
-        return Pose((float(matrix[0, 3]), float(matrix[1, 3]), float(matrix[2, 3])))
-    return matrix_to_pose(matrix)
+def _actuator_parts(spec: Actuator) -> _Parts:
+    length, width = spec.outline
+    material = _RED if spec.name.startswith('X') else (
+        _TANGERINE if spec.name.startswith('T') else _BLACK)
+    visuals = (Visual(Box((length, width, spec.height)),
+                      Pose((spec.com[0], spec.com[1], spec.height / 2.0)), material=material),)
+    return _Parts(spec, (f'{spec.interface}-AH', 'A'), (f'{spec.interface}-AO', 'A'), spec.com,
+                  Inertial(spec.mass, pose(spec.com, None), spec.inertia), visuals,
+                  joint_origin=Pose((0.0, 0.0, spec.height)),
+                  limits=(Limits(None, None, spec.max_effort, spec.max_speed),))
 
 
-def _transform(rotation: np.ndarray | None = None, translation=None) -> np.ndarray:
-    if rotation is None and translation is None:
-        return _EYE
-    out = np.eye(4)
-    if rotation is not None:
-        out[:3, :3] = rotation
-    if translation is not None:
-        out[:3, 3] = translation
-    return out
+def _bracket_parts(spec: Bracket) -> _Parts:
+    y, z = spec.output_yz
+    com = (0.0, *spec.com_yz)
+    out_pose = pose((0.0, y, z), axis_quat('x', -math.pi / 2 if spec.left else math.pi / 2))
+    visual = Visual(Box((0.05, abs(y) + 0.01, z)), Pose((0.0, y / 2.0, z / 2.0)),
+                    material=_SILVER)
+    return _Parts(spec, (f'{spec.interface}-AO', 'B'), (f'{spec.interface}-AH', 'B'), com,
+                  Inertial(spec.mass, pose(com, None), spec.inertia), (visual,), out_pose)
 
 
-def _tz(z: float) -> np.ndarray:
-    return _transform(None, (0.0, 0.0, z))
+def _link_parts(spec: LinkType) -> _Parts:
+    return _Parts(spec, (f'{spec.input_interface}-AO', 'B'), (f'{spec.output_interface}-AH', 'B'),
+                  (0.0, 0.0, 0.0), Inertial(0.0))
 
 
-@dataclass
+def _end_effector_parts(spec: EndEffector) -> _Parts:
+    visuals: tuple[Visual, ...] = ()
+    if spec.interface is not None:
+        visuals = (Visual(Box((0.10, 0.05, 0.095)), Pose((0.0, 0.0, 0.0475)),
+                          material=_BLACK),)
+    return _Parts(spec, None if spec.interface is None else (f'{spec.interface}-AO', 'B'), None,
+                  spec.com, Inertial(spec.mass, pose(spec.com, None), spec.inertia), visuals,
+                  pose(spec.default_output, None))
+
+
+#: kind -> (type name -> parts, what the type is called in messages)
+_CATALOGUE: dict[str, tuple[dict[str, _Parts], str]] = {
+    'actuator': ({n: _actuator_parts(s) for n, s in ACTUATORS.items()}, 'actuator'),
+    'bracket': ({n: _bracket_parts(s) for n, s in BRACKETS.items()}, 'bracket'),
+    'link': ({n: _link_parts(s) for n, s in LINKS.items()}, 'link type'),
+    'end-effector': ({n: _end_effector_parts(s) for n, s in END_EFFECTORS.items()},
+                     'end-effector type'),
+}
+
+
 class _Output:
     """Where the next element attaches: a link, the pose in it, and the interface offered."""
 
-    link: str
-    pose: Pose                   # of the output in ``link``
-    interface: Interface
-    owner: Node | None = None
-    ended: bool = False          # an end effector: nothing may follow
-    branched: bool = False       # an element with <output> children: nothing may follow
+    __slots__ = ('link', 'pose', 'interface', 'owner', 'ended', 'branched')
 
-
-@dataclass
-class _Body:
-    """What an element contributes besides its joints: mass properties and outputs."""
-
-    mass: float
-    com: np.ndarray
-    inertia: Inertia6
-    outputs: list[np.ndarray]
-    visuals: tuple[Visual, ...] = ()
+    def __init__(self, link: str, pose: Pose, interface: Interface, owner: Node | None = None,
+                 ended: bool = False, branched: bool = False) -> None:
+        self.link = link
+        self.pose = pose                 # of the output in ``link``
+        self.interface = interface
+        self.owner = owner
+        self.ended = ended               # an end effector: nothing may follow
+        self.branched = branched         # an element with <output> children: nothing may follow
 
 
 class _Builder:
@@ -132,7 +165,7 @@ class _Builder:
 
     # --- naming -----------------------------------------------------------------------------
     def name_for(self, node: Node, index: int) -> str:
-        tag = node.attrs.get('tag')
+        tag = node.attrs.element.get('tag')
         if tag:
             if tag in self.tags:
                 first = self.tags[tag]
@@ -143,7 +176,7 @@ class _Builder:
             self.tags[tag] = node
             name = tag
         else:
-            name = default_name(node.kind, index)
+            name = f'{node.kind.replace("-", "_")}_{index}'
             while name in self.all_tags or name in self.names:
                 name += '_'
         self.names.add(name)
@@ -153,10 +186,12 @@ class _Builder:
     def chain(self, nodes: list[Node], start: _Output) -> None:
         previous = start
         for node in nodes:
-            self._check_attachment(node, previous)
-            previous = self.element(node, previous)
+            parts = self._check_attachment(node, previous)
+            previous = self.element(node, parts, previous)
 
-    def _check_attachment(self, node: Node, previous: _Output) -> None:
+    def _check_attachment(self, node: Node, previous: _Output) -> _Parts | None:
+        """The element's catalogue parts (None for rigid bodies and joints), once it is known
+        to fit the previous element's output."""
         owner = previous.owner
         if previous.ended:
             raise StructureError(f'<{node.kind}> follows an end effector (<end-effector> at '
@@ -168,7 +203,11 @@ class _Builder:
                                  'that has <output> children; put it inside one of the '
                                  '<output> elements', node.attrs.file, node.line,
                                  code='HRDF_AFTER_OUTPUTS')
-        wanted = self._input_interface(node)
+        catalogue = _CATALOGUE.get(node.kind)
+        if catalogue is None:
+            return None
+        parts = self._typed(node, *catalogue)
+        wanted = parts.input
         if not compatible(previous.interface, wanted):
             before = f'<{owner.kind} type={owner.attrs.get("type")!r}>' if owner else 'the base'
             raise StructureError(
@@ -177,70 +216,65 @@ class _Builder:
                 f'{interface_name(previous.interface)}): adjacent interfaces must be the same '
                 'type with opposite polarity', node.attrs.file, node.line,
                 code='HRDF_INTERFACE_MISMATCH')
-
-    def _input_interface(self, node: Node) -> Interface:
-        kind = node.kind
-        if kind == 'actuator':
-            return (f'{self._actuator(node).interface}-AH', 'A')
-        if kind == 'bracket':
-            return (f'{self._bracket(node).interface}-AO', 'B')
-        if kind == 'link':
-            return (f'{self._link_type(node).input_interface}-AO', 'B')
-        if kind == 'end-effector':
-            family = self._end_effector(node).interface
-            return None if family is None else (f'{family}-AO', 'B')
-        return None
+        return parts
 
     # --- one element ------------------------------------------------------------------------
-    def element(self, node: Node, previous: _Output) -> _Output:
+    def element(self, node: Node, parts: _Parts | None, previous: _Output) -> _Output:
         index = self.index
         self.index += 1
         name = self.name_for(node, index)
-        self.joints.append(Joint(f'{name}/input', JointType.FIXED, previous.link, name,
-                                 previous.pose, line=node.line))
+        line = node.attrs.line
+        self.joints.append(Joint(f'{name}/input', _FIXED, previous.link, name, previous.pose,
+                                 line=line))
         kind = node.kind
         if kind == 'actuator':
-            return self._actuator_element(node, name)
+            assert parts is not None
+            return self._actuator_element(node, parts, name, line)
         if kind == 'joint':
-            return self._joint_element(node, name)
-        body = {'link': self._link_body, 'bracket': self._bracket_body,
-                'end-effector': self._end_effector_body,
-                'rigid-body': self._rigid_body}[kind](node)
-        self.links.append(Link(name, self._inertial(node, body), body.visuals, line=node.line))
-        out_interface = self._output_interface(node)
-        if node.outputs is not None:
-            for k, ((_, sub), matrix) in enumerate(zip(node.outputs, body.outputs)):
-                frame = f'{name}/output' if k == 0 else f'{name}/output{k}'
-                pose = _pose(matrix)
-                self.frames.append(Frame(frame, name, pose, line=node.line))
-                self.chain(sub, _Output(name, pose, out_interface, node))
-            return _Output(name, IDENTITY, out_interface, node, branched=True)
-        pose = _pose(body.outputs[0])
-        self.frames.append(Frame(f'{name}/output', name, pose, line=node.line))
-        return _Output(name, pose, out_interface, node, ended=kind == 'end-effector')
+            return self._joint_element(node, name, line)
+        if kind == 'bracket':
+            assert parts is not None
+            inertial = self._inertial(node, parts.spec.mass, parts)  # type: ignore[attr-defined]
+            self.links.append(Link(name, inertial, parts.visuals, (), line))
+            out_pose = parts.out_pose
+            if node.outputs is not None:  # (a bracket has one output; checked in phase 1)
+                return self._branches(node, name, line, [out_pose], parts.output)
+        elif kind == 'link':
+            assert parts is not None
+            out_pose = self._link_element(node, parts, name, line)
+        elif kind == 'end-effector':
+            assert parts is not None
+            out_pose = self._end_effector_element(node, parts, name, line)
+        else:
+            poses = self._rigid_body_element(node, name, line)
+            if node.outputs is not None:
+                return self._branches(node, name, line, poses, None)
+            out_pose = poses[0]
+        self.frames.append(Frame(f'{name}/output', name, out_pose, line))
+        return _Output(name, out_pose, parts.output if parts is not None else None, node,
+                       ended=kind == 'end-effector')
 
-    def _output_interface(self, node: Node) -> Interface:
-        if node.kind == 'bracket':
-            return (f'{self._bracket(node).interface}-AH', 'B')
-        if node.kind == 'link':
-            return (f'{self._link_type(node).output_interface}-AH', 'B')
-        return None
+    def _branches(self, node: Node, name: str, line: int | None, poses: list[Pose],
+                  interface: Interface) -> _Output:
+        assert node.outputs is not None
+        for k, ((_, sub), out_pose) in enumerate(zip(node.outputs, poses)):
+            frame = f'{name}/output' if k == 0 else f'{name}/output{k}'
+            self.frames.append(Frame(frame, name, out_pose, line))
+            self.chain(sub, _Output(name, out_pose, interface, node))
+        return _Output(name, IDENTITY, interface, node, branched=True)
 
     # --- actuators and joints ---------------------------------------------------------------
-    def _actuator_element(self, node: Node, name: str) -> _Output:
-        spec = self._actuator(node)
-        body = _Body(spec.mass, np.array(spec.com), spec.inertia, [],
-                     self._actuator_visuals(spec))
-        self.links.append(Link(name, self._inertial(node, body), body.visuals, line=node.line))
+    def _actuator_element(self, node: Node, parts: _Parts, name: str, line: int | None
+                          ) -> _Output:
+        inertial = self._inertial(node, parts.spec.mass, parts)  # type: ignore[attr-defined]
+        self.links.append(Link(name, inertial, parts.visuals, (), line))
         output = f'{name}/output'
-        self.links.append(Link(output, line=node.line))
-        self.joints.append(Joint(name, JointType.CONTINUOUS, name, output,
-                                 Pose((0.0, 0.0, spec.height)), (0.0, 0.0, 1.0),
-                                 limits=(Limits(None, None, spec.max_effort, spec.max_speed),),
-                                 line=node.line))
-        return _Output(output, IDENTITY, (f'{spec.interface}-AO', 'A'), node)
+        self.links.append(Link(output, None, (), (), line))
+        self.joints.append(Joint(name, JointType.CONTINUOUS, name, output, parts.joint_origin,
+                                 _Z_AXIS, limits=parts.limits, line=line))
+        return _Output(output, IDENTITY, parts.output, node)
 
-    def _joint_element(self, node: Node, name: str) -> _Output:
+    def _joint_element(self, node: Node, name: str, line: int | None) -> _Output:
         attrs = node.attrs
         text = attrs.get('axis') or ''
         negative = text.startswith('-')
@@ -253,88 +287,93 @@ class _Builder:
                        'accepts it as the motion about/along the negative axis, and so do we',
                        'HRDF_NEGATIVE_AXIS')
         kind_name, unit = JOINT_AXES[axis_name.lstrip('-')]
-        axis = vec3([-v if negative else v for v in unit])
+        axis = (-unit[0], -unit[1], -unit[2]) if negative else unit
         kind = JointType.CONTINUOUS if kind_name == 'revolute' else JointType.PRISMATIC
         ratio = attrs.formula('gear_ratio', 1.0)
         assert ratio is not None  # a default is given
-        self.links.append(Link(name, line=node.line))
+        self.links.append(Link(name, None, (), (), line))
         output = f'{name}/output'
-        self.links.append(Link(output, line=node.line))
+        self.links.append(Link(output, None, (), (), line))
         if ratio == 1.0:
-            self.joints.append(Joint(name, kind, name, output, axis=axis, line=node.line))
+            self.joints.append(Joint(name, kind, name, output, axis=axis, line=line))
         else:
             motor = f'{name}/motor'
-            self.links.append(Link(motor, line=node.line))
-            self.joints.append(Joint(name, kind, name, motor, axis=axis, line=node.line))
+            self.links.append(Link(motor, None, (), (), line))
+            self.joints.append(Joint(name, kind, name, motor, axis=axis, line=line))
             if ratio == 0.0 or math.isnan(ratio):
                 attrs.warn(f'<joint gear_ratio={attrs.get("gear_ratio")!r}>: the output would '
                            'move at q/0 (HEBI computes NaN poses); the output is kept fixed',
                            'HRDF_GEAR_RATIO_ZERO')
-                self.joints.append(Joint(output, JointType.FIXED, name, output, line=node.line))
+                self.joints.append(Joint(output, _FIXED, name, output, line=line))
             else:
                 self.joints.append(Joint(output, kind, name, output, axis=axis,
-                                         mimic=Mimic(name, 1.0 / ratio, 0.0), line=node.line))
+                                         mimic=Mimic(name, 1.0 / ratio, 0.0), line=line))
         return _Output(output, IDENTITY, None, node)
 
     # --- static elements --------------------------------------------------------------------
-    def _link_body(self, node: Node) -> _Body:
+    def _link_element(self, node: Node, parts: _Parts, name: str, line: int | None) -> Pose:
         attrs = node.attrs
-        spec = self._link_type(node)
-        inline_in = attrs.enum('input', ('RightAngle', 'Inline'), 'RightAngle')
-        inline_out = attrs.enum('output', ('RightAngle', 'Inline'), 'RightAngle')
-        for which, value in (('input', inline_in), ('output', inline_out)):
-            if value is None:
-                raise attrs.invalid(which, attrs.get(which) or '',
-                                    'expected RightAngle or Inline')
-        if inline_out == 'Inline' and not spec.inline_output:
+        spec: LinkType = parts.spec  # type: ignore[assignment]
+        inline_in = self._link_end(attrs, 'input')
+        inline_out = self._link_end(attrs, 'output')
+        if inline_out and not spec.inline_output:
             raise attrs.invalid('output', attrs.get('output') or '', f'a {spec.name} link '
                                 'cannot have an Inline output')
         extension = self._finite(attrs, 'extension')
         twist = self._finite(attrs, 'twist')
         d = spec.d
-        inlet = (_transform(rotation_about('y', -math.pi / 2)) if inline_in == 'Inline'
-                 else _tz(d))
-        outlet = (_transform(rotation_about('y', math.pi / 2)) if inline_out == 'Inline'
-                  else _tz(d))
-        output = (inlet @ _transform(None, (extension, 0.0, 0.0))
-                  @ _transform(rotation_about('x', twist)) @ outlet)
-        com = (inlet @ np.array([extension / 2.0, 0.0, 0.0, 1.0]))[:3]
-        mass = link_mass(spec, extension, inline_in == 'Inline', inline_out == 'Inline')
-        inertia = link_inertia(mass, extension, d, inline_in == 'Inline')
+        half = 0.5 * twist
+        s, c = math.sin(half), math.cos(half)
+        if not inline_in and not inline_out:  # Tz(d)·Tx(e)·Rx(twist)·Tz(d), the usual link
+            sin, cos = math.sin(twist), math.cos(twist)
+            out_pose = pose((extension, -sin * d, d + cos * d), (s, 0.0, 0.0, c))
+            com: Vec = (extension / 2.0, 0.0, d)
+        else:
+            # inlet · Tx(e) · Rx(twist) · outlet, inlet/outlet Tz(d) or the inline rotations
+            t_in, q_in = ((0.0, 0.0, 0.0), _INLINE_IN) if inline_in else ((0.0, 0.0, d),
+                                                                           Q_IDENTITY)
+            t_out, q_out = ((0.0, 0.0, 0.0), _INLINE_OUT) if inline_out else ((0.0, 0.0, d),
+                                                                              Q_IDENTITY)
+            t, q = compose(t_in, q_in, (extension, 0.0, 0.0), (s, 0.0, 0.0, c))
+            t, q = compose(t, q, t_out, q_out)
+            out_pose = pose(t, q)
+            x, y, z = rotate(q_in, (extension / 2.0, 0.0, 0.0))
+            com = (x + t_in[0], y + t_in[1], z + t_in[2])
+        mass = link_mass(spec, extension, inline_in, inline_out)
+        inertia = link_inertia(mass, extension, d, inline_in)
         visuals: tuple[Visual, ...] = ()
         if abs(extension) > 1e-6:
-            tube_rot = (rotation_about('y', math.pi / 2) if inline_in != 'Inline'
-                        else np.eye(3))
             visuals = (Visual(Cylinder(_LINK_RADIUS, abs(extension)),
-                              _pose(_transform(tube_rot, com)), material=_BLACK),)
-        return _Body(mass, com, inertia, [output], visuals)
-
-    def _bracket_body(self, node: Node) -> _Body:
-        spec = self._bracket(node)
-        y, z = spec.output_yz
-        rotation = rotation_about('x', -math.pi / 2 if spec.left else math.pi / 2)
-        output = _transform(rotation, (0.0, y, z))
-        size = (0.05, abs(y) + 0.01, z)
-        visual = Visual(Box(size), Pose((0.0, y / 2.0, z / 2.0)), material=_SILVER)
-        outputs = [output] * (len(node.outputs) if node.outputs else 1)
-        return _Body(spec.mass, np.array((0.0, *spec.com_yz)), spec.inertia, outputs,
-                     (visual,))
-
-    def _end_effector_body(self, node: Node) -> _Body:
-        attrs = node.attrs
-        spec = self._end_effector(node)
-        rotation = attrs.rotation('output_rot')
-        translation = attrs.translation('output_trans')
-        if translation is None:
-            translation = np.array(spec.default_output)
-        visuals: tuple[Visual, ...] = ()
-        if spec.interface is not None:
-            visuals = (Visual(Box((0.10, 0.05, 0.095)), Pose((0.0, 0.0, 0.0475)),
+                              pose(com, Q_IDENTITY if inline_in else _INLINE_OUT),
                               material=_BLACK),)
-        return _Body(spec.mass, np.array(spec.com), spec.inertia,
-                     [_transform(rotation, translation)], visuals)
+        self.links.append(Link(name, self._inertial(node, mass, parts, com, inertia), visuals,
+                               (), line))
+        return out_pose
 
-    def _rigid_body(self, node: Node) -> _Body:
+    @staticmethod
+    def _link_end(attrs: Attrs, which: str) -> bool:
+        """True for an Inline ``input``/``output``, False for RightAngle (the default)."""
+        value = attrs.enum(which, _LINK_ENDS, 'RightAngle')
+        if value is None:
+            raise attrs.invalid(which, attrs.get(which) or '', 'expected RightAngle or Inline')
+        return value == 'Inline'
+
+    def _end_effector_element(self, node: Node, parts: _Parts, name: str, line: int | None
+                              ) -> Pose:
+        attrs = node.attrs
+        spec: EndEffector = parts.spec  # type: ignore[assignment]
+        out_pose = parts.out_pose
+        if attrs.element.attrib:
+            rotation = attrs.rotation('output_rot')
+            translation = attrs.translation('output_trans')
+            if rotation is not None or translation is not None:
+                out_pose = pose(spec.default_output if translation is None else translation,
+                                rotation)
+        self.links.append(Link(name, self._inertial(node, spec.mass, parts), parts.visuals, (),
+                               line))
+        return out_pose
+
+    def _rigid_body_element(self, node: Node, name: str, line: int | None) -> list[Pose]:
         attrs = node.attrs
         rotation = attrs.rotation('output_rot')
         translation = attrs.translation('output_trans')
@@ -343,28 +382,39 @@ class _Builder:
                 attrs.warn('<rigid-body> has output_rot/output_trans and <output> children: '
                            'valid HRDF (they are the outputs\' defaults) but HEBI\'s library '
                            'rejects this combination', 'HRDF_HEBI_DIFFERS')
-            outputs = []
+            poses = []
             for output_attrs, _ in node.outputs:
                 rot = output_attrs.rotation('rot')
                 trans = output_attrs.translation('trans')
-                outputs.append(_transform(rot if rot is not None else rotation,
-                                          trans if trans is not None else translation))
+                poses.append(pose(trans if trans is not None else translation,
+                                  rot if rot is not None else rotation))
         else:
-            outputs = [_transform(rotation, translation)]
+            poses = [pose(translation, rotation)]
         mass = self._number(attrs, 'mass')
-        return _Body(mass, np.zeros(3), (0.0,) * 6, outputs,
-                     self._rigid_body_visuals(node, mass, outputs))
+        visuals = self._rigid_body_visuals(node, mass, poses)
+        self.links.append(Link(name, self._inertial(node, mass, None, (0.0, 0.0, 0.0)),
+                               visuals, (), line))
+        return poses
 
     # --- mass properties --------------------------------------------------------------------
-    def _inertial(self, node: Node, body: _Body) -> Inertial | None:
+    def _inertial(self, node: Node, mass: float, parts: _Parts | None,
+                  com: Vec | None = None, inertia: Inertia6 | None = None) -> Inertial | None:
+        """The element's mass properties: the library's (``parts``; ``com`` and ``inertia``
+        when they depend on the element, as a link's do) unless attributes override them."""
         attrs = node.attrs
-        mass = body.mass
-        if not _MASS_ATTRIBUTES.intersection(attrs.element.attrib):  # library values only
-            if not math.isfinite(mass) or mass < 0.0:
+        attrib = attrs.element.attrib
+        if not attrib or _MASS_ATTRIBUTES.isdisjoint(attrib):  # library values only
+            if not (mass >= 0.0 and mass != math.inf):  # (NaN too)
                 return self._unphysical(node, mass)
-            com = body.com
-            return Inertial(mass, Pose((float(com[0]), float(com[1]), float(com[2]))),
-                            body.inertia)
+            if com is None and parts is not None:
+                return parts.inertial
+            assert com is not None
+            return Inertial(mass, pose(com, None),
+                            inertia if inertia is not None else (0.0,) * 6)  # type: ignore
+        if com is None:
+            com = parts.com if parts is not None else (0.0, 0.0, 0.0)
+        if inertia is None:
+            inertia = parts.inertial.inertia if parts is not None else (0.0,) * 6  # type: ignore
         if attrs.get('mass') is not None and attrs.get('mass_offset') is not None:
             raise SchemaError(f'<{node.kind}> has both mass and mass_offset; give one',
                               attrs.file, attrs.line, code='HRDF_MASS_AND_OFFSET')
@@ -376,24 +426,23 @@ class _Builder:
                 mass = self._number(attrs, 'mass')
             elif attrs.get('mass_offset') is not None:
                 mass = mass + self._number(attrs, 'mass_offset')
-        com = body.com
         trans, offset = attrs.translation('com_trans'), attrs.translation('com_trans_offset')
         if trans is not None:
             com = trans
         elif offset is not None:
-            com = com + offset
+            com = (com[0] + offset[0], com[1] + offset[1], com[2] + offset[2])
         com_rot = attrs.rotation('com_rot')
-        inertia = list(body.inertia)
+        values = list(inertia)  # type: ignore[arg-type]
         for i, moment in enumerate(_INERTIA_NAMES):
             value = attrs.formula(moment)
             if value is not None:
                 if not math.isfinite(value):
                     raise attrs.invalid(moment, attrs.get(moment) or '', 'not a finite number')
-                inertia[i] = value
+                values[i] = value
         if not math.isfinite(mass) or mass < 0.0:
             return self._unphysical(node, mass)
-        ixx, ixy, ixz, iyy, iyz, izz = inertia
-        return Inertial(mass, _pose(_transform(com_rot, com)), (ixx, ixy, ixz, iyy, iyz, izz))
+        ixx, ixy, ixz, iyy, iyz, izz = values
+        return Inertial(mass, pose(com, com_rot), (ixx, ixy, ixz, iyy, iyz, izz))
 
     @staticmethod
     def _unphysical(node: Node, mass: float) -> None:
@@ -416,57 +465,32 @@ class _Builder:
         return 0.0 if value is None else value
 
     # --- catalogue look-ups -----------------------------------------------------------------
-    def _typed(self, node: Node, table: dict, what: str):
+    @staticmethod
+    def _typed(node: Node, table: dict[str, _Parts], what: str) -> _Parts:
         attrs = node.attrs
-        text = attrs.get('type')
+        text = attrs.element.get('type')
         if text is None:
             if node.kind == 'end-effector':
                 return table['Custom']
             raise SchemaError(f'<{node.kind}> needs a type attribute', attrs.file, attrs.line)
-        name = attrs.enum('type', tuple(table), None)
-        if name is None:
-            raise InvalidValueError(f'<{node.kind}> type={text!r} is not a HEBI {what}; known: '
-                                    f'{", ".join(table)}', attrs.file, attrs.line,
-                                    code='HRDF_UNKNOWN_TYPE')
-        spec = table[name]
-        feature = getattr(spec, 'feature', None)
+        parts = table.get(text)
+        if parts is None:
+            name = attrs.enum('type', tuple(table), None)
+            if name is None:
+                raise InvalidValueError(f'<{node.kind}> type={text!r} is not a HEBI {what}; '
+                                        f'known: {", ".join(table)}', attrs.file, attrs.line,
+                                        code='HRDF_UNKNOWN_TYPE')
+            parts = table[name]
+        feature = getattr(parts.spec, 'feature', None)
         if feature is not None and not attrs.version.has(feature):
             raise InvalidValueError(f'<{node.kind}> type={text!r} needs HRDF version '
                                     f'{Version.introducing(feature)} or later; this file is '
                                     f'{attrs.version}', attrs.file, attrs.line,
                                     code='HRDF_VERSION_GATE')
-        return spec
-
-    def _actuator(self, node: Node):
-        return self._cached(node, ACTUATORS, 'actuator')
-
-    def _bracket(self, node: Node):
-        return self._cached(node, BRACKETS, 'bracket')
-
-    def _link_type(self, node: Node):
-        return self._cached(node, LINKS, 'link type')
-
-    def _end_effector(self, node: Node):
-        return self._cached(node, END_EFFECTORS, 'end-effector type')
-
-    def _cached(self, node: Node, table: dict, what: str):
-        spec = getattr(node, 'spec', None)
-        if spec is None:
-            spec = self._typed(node, table, what)
-            node.spec = spec  # type: ignore[attr-defined]
-        return spec
+        return parts
 
     # --- visuals ----------------------------------------------------------------------------
-    @staticmethod
-    @functools.lru_cache(maxsize=None)
-    def _actuator_visuals(spec) -> tuple[Visual, ...]:
-        length, width = spec.outline
-        material = _RED if spec.name.startswith('X') else (
-            _TANGERINE if spec.name.startswith('T') else _BLACK)
-        return (Visual(Box((length, width, spec.height)),
-                       Pose((spec.com[0], spec.com[1], spec.height / 2.0)), material=material),)
-
-    def _rigid_body_visuals(self, node: Node, mass: float, outputs: list[np.ndarray]
+    def _rigid_body_visuals(self, node: Node, mass: float, outputs: list[Pose]
                             ) -> tuple[Visual, ...]:
         attrs = node.attrs
         mesh_path = attrs.get('mesh_path')
@@ -475,8 +499,7 @@ class _Builder:
             which = 'mesh_rot' if attrs.get('mesh_rot') is not None else 'mesh_trans'
             raise SchemaError(f'<rigid-body> has {which} but no mesh_path', attrs.file,
                               attrs.line, code='HRDF_MESH_WITHOUT_PATH')
-        mesh_pose = _pose(_transform(attrs.rotation('mesh_rot'),
-                                              attrs.translation('mesh_trans')))
+        mesh_pose = pose(attrs.translation('mesh_trans'), attrs.rotation('mesh_rot'))
         if mesh_path:
             if '://' not in mesh_path and relative_path_is_absolute(mesh_path):
                 raise InvalidValueError(f'<rigid-body mesh_path={mesh_path!r}>: mesh paths must '
@@ -493,28 +516,14 @@ class _Builder:
             radius = min(max((3.0 * mass / (4.0 * math.pi * 2700.0)) ** (1 / 3), 0.01), 0.1)
             visuals.append(Visual(Sphere(radius), material=_SILVER))
         for output in outputs:
-            position = output[:3, 3]
-            length = float(np.linalg.norm(position))
+            x, y, z = output.xyz
+            length = math.sqrt(x * x + y * y + z * z)
             if length > 1e-3:
+                direction = (x / length, y / length, z / length)
                 visuals.append(Visual(Cylinder(0.01, length),
-                                      _pose(_transform(_z_to(position / length),
-                                                                position / 2.0)),
+                                      pose((x / 2.0, y / 2.0, z / 2.0), z_to(direction)),
                                       material=_SILVER))
         return tuple(visuals)
-
-
-def _z_to(direction: np.ndarray) -> np.ndarray:
-    """A rotation taking +z to ``direction`` (for cylinders drawn along a segment)."""
-    z = np.array([0.0, 0.0, 1.0])
-    axis = np.cross(z, direction)
-    sine = float(np.linalg.norm(axis))
-    cosine = float(np.dot(z, direction))
-    if sine < 1e-12:
-        return np.eye(3) if cosine > 0 else np.diag([1.0, -1.0, -1.0])
-    axis /= sine
-    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    angle = math.atan2(sine, cosine)
-    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
 
 
 def _all_tags(nodes: list[Node]) -> set[str]:
@@ -550,11 +559,11 @@ def build_model(root_attrs: Attrs, nodes: list[Node], name: str, file: str | Non
     rotation = root_attrs.rotation('rot')
     translation = root_attrs.translation('trans')
     root, base = _free_name(root_link, tags), _free_name(BASE_LINK, tags)
-    builder.links.append(Link(root, line=root_attrs.line))
-    builder.links.append(Link(base, line=root_attrs.line))
-    builder.joints.append(Joint(f'{base}_joint', JointType.FIXED, root, base,
-                                _pose(_transform(rotation, translation)),
-                                line=root_attrs.line))
+    line = root_attrs.line
+    builder.links.append(Link(root, None, (), (), line))
+    builder.links.append(Link(base, None, (), (), line))
+    builder.joints.append(Joint(f'{base}_joint', _FIXED, root, base, pose(translation, rotation),
+                                line=line))
     builder.chain(nodes, _Output(base, IDENTITY, None))
     return Model(name, tuple(builder.links), tuple(builder.joints), tuple(builder.frames),
                  source=file)

@@ -20,32 +20,24 @@ import math
 import re
 from pathlib import Path
 
-import numpy as np
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError
 from robot_formats.core.xmlsafe import local_name
-from robot_formats.formats.hrdf.formula import (FormulaError, Quirk, evaluate, is_plain_number,
-                                                leading_number)
+from robot_formats.formats.hrdf.formula import (PLAIN_NUMBER, FormulaError, Quirk, evaluate,
+                                                is_plain_number, leading_number)
+from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, matrix_quat,
+                                                 quat_mul)
 from robot_formats.formats.hrdf.versions import Version
 
-__all__ = ['Attrs', 'rotation_about', 'ROTATION_TOLERANCE']
+__all__ = ['Attrs', 'ROTATION_TOLERANCE']
 
 #: Largest |R·Rᵀ − I| entry accepted for a 9-number rotation (HEBI: 1e-6 accepted, 1e-5 not).
 ROTATION_TOLERANCE = 5e-6
-_AXIS_INDEX = {'x': 0, 'y': 1, 'z': 2}
+_AXES = ('x', 'y', 'z')
 #: A plain decimal number (optionally signed): same value as a formula in every version.
 _SIMPLE_NUMBER = re.compile(r'-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
-
-
-def rotation_about(axis: str, angle: float) -> np.ndarray:
-    """Rx, Ry or Rz of ``angle`` radians."""
-    c, s = math.cos(angle), math.sin(angle)
-    if axis == 'x':
-        return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-    if axis == 'y':
-        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+_PLAIN_NUMBER = PLAIN_NUMBER.fullmatch
 
 
 class Attrs:
@@ -101,7 +93,7 @@ class Attrs:
         return value
 
     # --- vectors ----------------------------------------------------------------------------
-    def translation(self, name: str) -> np.ndarray | None:
+    def translation(self, name: str) -> Vec | None:
         """A "translation vector": 3 whitespace-separated values, each read as HEBI does."""
         text = self.get(name)
         if text is None:
@@ -111,16 +103,19 @@ class Attrs:
             raise self.invalid(name, text, f'a translation needs 3 numbers, got {len(parts)}')
         values = []
         for part in parts:
+            if _PLAIN_NUMBER(part):  # the common case: its value is float()'s
+                values.append(float(part))
+                continue
             value = leading_number(part)
-            if not is_plain_number(part):
-                self.warn(f'<{self.kind}> {name}: {part!r} is not a plain number; read as '
-                          f'{value!r} (its leading number), as HEBI does — translations are '
-                          'not formulas', 'HRDF_TRANSLATION_NOT_NUMBER')
+            self.warn(f'<{self.kind}> {name}: {part!r} is not a plain number; read as '
+                      f'{value!r} (its leading number), as HEBI does — translations are '
+                      'not formulas', 'HRDF_TRANSLATION_NOT_NUMBER')
             values.append(value)
-        return np.array(values)
+        return (values[0], values[1], values[2])
 
-    def rotation(self, name: str) -> np.ndarray | None:
-        """A "rotation matrix": 9 numbers or a product of Rx/Ry/Rz(formula)."""
+    def rotation(self, name: str) -> Quat | None:
+        """A "rotation matrix": 9 numbers or a product of Rx/Ry/Rz(formula), as a unit
+        quaternion (x, y, z, w)."""
         text = self.get(name)
         if text is None:
             return None
@@ -135,7 +130,7 @@ class Attrs:
             return self._rotation_product(name, text)
         return self._rotation_matrix(name, text)
 
-    def _rotation_matrix(self, name: str, text: str) -> np.ndarray:
+    def _rotation_matrix(self, name: str, text: str) -> Quat:
         parts = text.split()
         if len(parts) != 9:
             raise self.invalid(name, text, f'a rotation matrix needs 9 numbers (row major) or '
@@ -144,22 +139,28 @@ class Attrs:
             if not is_plain_number(part):
                 raise self.invalid(name, text, f'{part!r} is not a number (the 9 matrix '
                                    'entries must be plain numbers, not formulas)')
-        matrix = np.array([float(p) for p in parts]).reshape(3, 3)
-        if not np.all(np.isfinite(matrix)):  # (NaN would also pass the checks below and hang
+        m = [float(p) for p in parts]
+        if not all(math.isfinite(v) for v in m):  # (NaN would also pass the checks below and
             raise self.invalid(name, text, 'not a rotation matrix: an entry is infinite or '
-                               'not a number')  # LAPACK's SVD: found by fuzzing)
-        deviation = float(np.max(np.abs(matrix @ matrix.T - np.eye(3))))
+                               'not a number')  # hang LAPACK's SVD: found by fuzzing)
+        rows = (m[0:3], m[3:6], m[6:9])
+        deviation = max(abs(sum(a * b for a, b in zip(rows[i], rows[j])) - (i == j))
+                        for i in range(3) for j in range(3))
         if deviation > ROTATION_TOLERANCE:
             raise self.invalid(name, text, f'not a rotation matrix: its rows are not '
                                f'orthonormal (deviation {deviation:.2g})')
-        if np.linalg.det(matrix) < 0:
+        (a, b, c), (d, e, f), (g, h, i) = rows
+        if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0:
             raise self.invalid(name, text, 'not a rotation matrix: its determinant is -1 '
                                '(a reflection)')
-        u, _, vt = np.linalg.svd(matrix)
-        return u @ vt
+        if deviation > 0.0:  # the nearest rotation (polar decomposition), as HEBI tolerates
+            import numpy as np
+            u, _, vt = np.linalg.svd(np.array(m).reshape(3, 3))
+            m = (u @ vt).ravel().tolist()
+        return matrix_quat(m)
 
-    def _rotation_product(self, name: str, text: str) -> np.ndarray:
-        result = np.eye(3)
+    def _rotation_product(self, name: str, text: str) -> Quat:
+        result = Q_IDENTITY
         i, n = 0, len(text)
         expect_term = True
         while True:
@@ -178,7 +179,7 @@ class Attrs:
                 expect_term = True
                 continue
             axis = text[i + 1:i + 2]
-            if text[i] != 'R' or axis not in _AXIS_INDEX or text[i + 2:i + 3] != '(':
+            if text[i] != 'R' or axis not in _AXES or text[i + 2:i + 3] != '(':
                 raise self.invalid(name, text, f'expected Rx(, Ry( or Rz( at character '
                                    f'{i + 1} (case sensitive)')
             close = _matching_paren(text, i + 2)
@@ -187,16 +188,20 @@ class Attrs:
                                    f'{i + 1}')
             inner = text[i + 3:close]
             quirks: list[Quirk] = []
-            try:
-                angle = evaluate(inner, quirks)
-            except FormulaError as err:
-                raise self.invalid(name, text, f'R{axis}(...): {err.reason} at character '
-                                   f'{i + 4 + err.position}') from None
-            self._quirks(name, quirks)
+            if _SIMPLE_NUMBER.fullmatch(inner):
+                angle = float(inner)
+            else:
+                try:
+                    angle = evaluate(inner, quirks)
+                except FormulaError as err:
+                    raise self.invalid(name, text, f'R{axis}(...): {err.reason} at character '
+                                       f'{i + 4 + err.position}') from None
+                self._quirks(name, quirks)
             if not math.isfinite(angle):
                 raise self.invalid(name, text, f'R{axis}(...): the angle {inner.strip()!r} is '
                                    f'{angle} (a rotation needs a finite angle)')
-            result = result @ rotation_about(axis, angle)
+            term = axis_quat(axis, angle)
+            result = term if result is Q_IDENTITY else quat_mul(result, term)
             i = close + 1
             expect_term = False
 

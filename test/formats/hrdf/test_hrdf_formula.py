@@ -15,6 +15,7 @@ from lxml import etree
 
 from robot_formats.core.errors import InvalidValueError
 from robot_formats.formats.hrdf.formula import FormulaError, evaluate, is_plain_number, leading_number
+from robot_formats.formats.hrdf.geometry import quat_matrix
 from robot_formats.formats.hrdf.values import Attrs
 from robot_formats.formats.hrdf.versions import Version
 
@@ -154,7 +155,9 @@ def _ry(a: float) -> np.ndarray:
 ])
 def test_rotations(text: str, expected: np.ndarray) -> None:
     attrs, _ = _attrs(output_rot=text)
-    assert np.allclose(attrs.rotation('output_rot'), expected, atol=1e-15)
+    quat = attrs.rotation('output_rot')
+    assert math.isclose(sum(v * v for v in quat), 1.0, abs_tol=1e-15)
+    assert np.allclose(quat_matrix(quat), expected, atol=1e-15)
 
 
 @pytest.mark.parametrize('text', ['rx(1)', 'Rx(1)Ry(1)', '(Rx(1))', 'Rw(1)', 'Rx(1)*', 'Rx 1',
@@ -168,7 +171,7 @@ def test_invalid_rotations(text: str) -> None:
 
 def test_rotation_tolerance_matches_hebi() -> None:
     almost, _ = _attrs(output_rot='1.000001 0 0 0 1 0 0 0 1')
-    assert np.allclose(almost.rotation('output_rot'), np.eye(3))
+    assert np.allclose(quat_matrix(almost.rotation('output_rot')), np.eye(3))
     off, _ = _attrs(output_rot='1.00001 0 0 0 1 0 0 0 1')
     with pytest.raises(InvalidValueError):
         off.rotation('output_rot')
@@ -182,7 +185,7 @@ def test_rotation_formulas_need_1_1_0() -> None:
 
 def test_translations_read_leading_numbers_like_hebi() -> None:
     attrs, warnings = _attrs(output_trans='0.1+0.1 pi 0x10')
-    assert attrs.translation('output_trans').tolist() == [0.1, 0.0, 16.0]
+    assert attrs.translation('output_trans') == (0.1, 0.0, 16.0)
     assert len(warnings) == 3
     for text in ('0.1 0.2', '1 2 3 4', ''):
         attrs, _ = _attrs(output_trans=text)
