@@ -60,6 +60,7 @@ setup(
             'sim_controller = robot_formats.nodes.sim_controller:main',
             'problem_server = robot_formats.nodes.problem_server:main',
             'motion_player = robot_formats.nodes.motion_player:main',
+            'motion_recorder = robot_formats.nodes.motion_recorder:main',
         ],
     },
 )

@@ -94,8 +94,12 @@ def _parser() -> argparse.ArgumentParser:
     from robot_formats.cli.render import add_render_parser
     add_render_parser(sub)
 
-    from robot_formats.cli.motion import add_motion_parser
+    from robot_formats.cli.motion import add_motion_parser, add_record_parser
     add_motion_parser(sub)
+    add_record_parser(sub)
+
+    from robot_formats.cli.control import add_controllers_parser
+    add_controllers_parser(sub)
 
     echo = sub.add_parser('tf-echo', help='print the TF tree (through a tf2_ros Buffer) and '
                           'robot_description received over ROS 2, then exit')

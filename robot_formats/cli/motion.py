@@ -112,3 +112,44 @@ def _print_table(path: str, result: dict, period: float, rate: float, interpolat
         print('  ' + ' '.join(f'{column:>12}' for column in ['t', *motion['joints']]))
         for row in motion['samples']:
             print('  ' + ' '.join(f'{value:12.6g}' for value in row))
+
+
+def add_record_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``record`` subcommand: motion_recorder run from the command line."""
+    record = sub.add_parser('record', help='record joint states from ROS 2 into an XMDI motion')
+    record.add_argument('output', help='the XMDI file to write')
+    record.add_argument('--duration', type=float, metavar='S',
+                        help='seconds of motion to record (default: until Ctrl-C)')
+    record.add_argument('--source', choices=('joint_states', 'controller_state'),
+                        default='joint_states',
+                        help="joint_states (default) or a joint_trajectory_controller's "
+                             'controller_state')
+    record.add_argument('--controller', default='joint_trajectory_controller',
+                        help='with --source controller_state: the controller name')
+    record.add_argument('--joints', nargs='+', metavar='JOINT',
+                        help='joints to record, in servo order (default: every joint)')
+    record.add_argument('--servo-map', metavar='YAML',
+                        help="write joints as this map's servos (scale and offset inverted)")
+    record.add_argument('--frame-period', type=float, default=0.032, metavar='S',
+                        help='seconds per XMDI frame (default 0.032)')
+    record.add_argument('--tolerance', type=float, default=1e-4, metavar='RAD',
+                        help='drop frames linear interpolation reproduces within this '
+                             '(default 1e-4)')
+    record.add_argument('--motion-name', default='recording',
+                        help='name of the recorded motion (default: recording)')
+    record.set_defaults(handler=_cmd_record)
+
+
+def _cmd_record(args: argparse.Namespace) -> int:
+    _positive(args.frame_period, '--frame-period')
+    _positive(args.duration, '--duration')
+    if not (math.isfinite(args.tolerance) and args.tolerance >= 0):
+        raise UsageError(f'--tolerance must be a non-negative number, not {args.tolerance!r}')
+    from robot_formats.nodes.motion_recorder import run_record  # imports rclpy only here
+    parameters: dict[str, object] = {
+        'source': args.source, 'controller': args.controller,
+        'servo_map': args.servo_map or '', 'frame_period': args.frame_period,
+        'tolerance': args.tolerance, 'motion_name': args.motion_name}
+    if args.joints:
+        parameters['joints'] = list(args.joints)
+    return run_record(args.output, args.duration, parameters)

@@ -9,6 +9,10 @@ Like robot_state_publisher, for every format and for floating and multi-DoF join
   differ are dropped with a throttled warning; unknown names are ignored;
 * with ``publish_joint_states``, the current configuration (at first the initial one) on
   ``joint_states`` at ``publish_frequency``, so rviz shows the whole tree with no other node;
+* with ``ros2_control`` (``mock``, ``gazebo`` or a hardware plugin name), the URDF carries a
+  ``<ros2_control>`` block for its commandable joints (``robot-formats controllers`` writes the
+  same block and the matching controllers file), so controller_manager reads it from
+  ``robot_description``;
 * ``~/reload`` (robot_formats_interfaces/srv/Reload): load a new (or the same) file; the new file
   is parsed completely first, and on failure the old model keeps being served.
 
@@ -32,10 +36,11 @@ from tf2_msgs.msg import TFMessage
 from robot_formats_interfaces.srv import Reload
 
 from robot_formats.runtime.description import Description, parse_positions
+from robot_formats.runtime.ros2_control import ControlOptions
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, guarded, joint_states_qos,
-                                              positive, ranged, run_node)
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, StartupError, guarded,
+                                              joint_states_qos, positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
@@ -46,7 +51,9 @@ TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
 
 
 #: Parameters that shape publishers, subscriptions and timers: fixed once the node runs.
-_READ_ONLY = ('frame_prefix', 'publish_frequency', 'publish_joint_states', 'joint_states_qos')
+_READ_ONLY = ('frame_prefix', 'publish_frequency', 'publish_joint_states', 'joint_states_qos',
+              'ros2_control', 'ros2_control_interface', 'ros2_control_joints',
+              'controllers_file')
 
 
 class DescriptionPublisher(Node):
@@ -62,6 +69,7 @@ class DescriptionPublisher(Node):
         self.joint_tf: JointStateTf | None = None
         self._tf_frequency = self._frequency()
         self._frame_prefix = str(self.get_parameter('frame_prefix').value)
+        self._control = self._control_options()
         self.joint_states_received = 0  #: counters, logged at shutdown (and read by benchmarks)
         self.tf_published = 0
 
@@ -119,6 +127,39 @@ class DescriptionPublisher(Node):
                 type=ParameterType.PARAMETER_STRING_ARRAY,
                 description="Overrides of the file's initial configuration: "
                             "['joint=value', ...]."))
+
+        self.declare_parameter('ros2_control', '', text(
+            "Add a <ros2_control> block to the served URDF: 'mock' (mock_components/"
+            "GenericSystem), 'gazebo' (gz_ros2_control) or a hardware plugin name; empty: none."))
+        self.declare_parameter('ros2_control_interface', 'position', text(
+            "Command interface of the <ros2_control> joints: 'position', 'velocity' or "
+            "'effort'."))
+        self.declare_parameter(
+            'ros2_control_joints', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
+                type=ParameterType.PARAMETER_STRING_ARRAY,
+                description='Joints of the <ros2_control> block, in order (default: every '
+                            'commandable joint).'))
+        self.declare_parameter('controllers_file', '', text(
+            "With ros2_control 'gazebo': the controllers file gz_ros2_control loads (the "
+            '<parameters> of its plugin tag).'))
+
+    def _control_options(self) -> ControlOptions | None:
+        """The ros2_control parameters, checked at start-up (a value that cannot be used ends
+        the node with the reason, as every parameter of this package)."""
+        hardware = str(self.get_parameter('ros2_control').value).strip()
+        if not hardware:
+            return None
+        joints = self.get_parameter_or('ros2_control_joints', None).value or []
+        options = ControlOptions(hardware=hardware,
+                                 interface=str(self.get_parameter('ros2_control_interface').value),
+                                 joints=tuple(str(j) for j in joints),
+                                 controllers_file=str(self.get_parameter(
+                                     'controllers_file').value) or None)
+        try:
+            options.check()
+        except FormatError as err:
+            raise StartupError(f'ros2_control parameters: {err.message}') from None
+        return options
 
     def _frequency(self) -> float:
         return positive(self, 'publish_frequency', allow_zero=True)  # 0: no cap
@@ -187,6 +228,8 @@ class DescriptionPublisher(Node):
             else:
                 description = Description.load(source, positions, self._xacro_args(),
                                                self.get_parameter('world').value)
+            if self._control is not None:
+                description = description.with_ros2_control(self._control)
         except FormatError as err:
             return str(err)
         except ValueError as err:  # bad initial_positions or xacro_args parameter

@@ -11,7 +11,13 @@ mode) and offers the interfaces of the controllers a real robot runs, with their
   (:mod:`robot_formats.runtime.trajectory`), splines, tolerances, feedback, cancel = hold position;
 * forward_command_controller: ``<forward_controller>/commands`` (std_msgs/Float64MultiArray,
   one value per joint, in ``joints`` order; any other size is ignored with a warning);
-* ``joint_states`` (sensor_msgs/JointState) at ``publish_rate``: every simulated 1-DoF joint.
+* ``joint_states`` (sensor_msgs/JointState) at ``publish_rate``: every simulated 1-DoF joint;
+* ``<trajectory_controller>/controller_state`` (control_msgs/JointTrajectoryControllerState) at
+  every update, as joint_trajectory_controller publishes it.
+
+``controllers_file`` (the controller_manager file ``robot-formats controllers`` writes, or any
+with ros2_controllers' parameter names) configures the joints, tolerances and rules from the
+same file a real controller_manager or Gazebo reads.
 
 See docs/controllers.md for parameters and every deviation from the real controllers.
 The node never parses XML itself and no bad message ends it.
@@ -23,8 +29,9 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from builtin_interfaces.msg import Duration
+from builtin_interfaces.msg import Duration, Time
 from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTrajectoryControllerState
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
@@ -40,8 +47,11 @@ from robot_formats.runtime import trajectory as jtc
 from robot_formats.runtime.description import Description
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.mujoco_sim import MujocoRobot
+from robot_formats.runtime.ros2_control import (TrajectoryControllerConfig,
+                                                read_controllers_file)
 from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE, choice,
-                                              guarded, positive, ranged, run_node)
+                                              StartupError, guarded, positive, ranged,
+                                              run_node)
 
 __all__ = ['SimController', 'main']
 
@@ -55,6 +65,12 @@ def _seconds(duration) -> float:
 def _duration(seconds: float) -> Duration:
     total = round(seconds * 1e9)
     return Duration(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
+
+
+def _stamp(seconds: float):
+    """A builtin_interfaces Time for the clock reading ``seconds``."""
+    total = round(seconds * 1e9)
+    return Time(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
 
 
 def _points(msg: JointTrajectory) -> list[jtc.Point]:
@@ -88,6 +104,9 @@ class SimController(Node):
     def __init__(self, node_name: str = 'sim_controller', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
         self._declare_parameters()
+        trajectory_ns = str(self.get_parameter('trajectory_controller').value).strip('/')
+        forward_ns = str(self.get_parameter('forward_controller').value).strip('/')
+        self.config = self._controllers_file(trajectory_ns, forward_ns)
         self.robot: MujocoRobot | None = None
         self.joints: list[str] = []          #: controller joints (parameter order)
         self._index = np.zeros(0, dtype=np.intp)  #: controller joint -> robot.joint_names index
@@ -100,9 +119,10 @@ class SimController(Node):
         self._last_desired: jtc.Sample | None = None
 
         self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
-        trajectory_ns = str(self.get_parameter('trajectory_controller').value).strip('/')
-        forward_ns = str(self.get_parameter('forward_controller').value).strip('/')
+        self.state_pub = None
         if trajectory_ns:
+            self.state_pub = self.create_publisher(
+                JointTrajectoryControllerState, f'{trajectory_ns}/controller_state', 10)
             self.create_subscription(JointTrajectory, f'{trajectory_ns}/joint_trajectory',
                                      self.trajectory_callback, 10)
             self.action_server = ActionServer(
@@ -121,9 +141,16 @@ class SimController(Node):
             self.create_subscription(String, 'robot_description', self.description_callback,
                                      LATCHED_QOS)
             self.get_logger().info('waiting for robot_description')
-        self.create_timer(1.0 / positive(self, 'update_rate'), self.update)
+        update_rate = self._setting('update_rate', self.config and self.config.update_rate)
+        self.create_timer(1.0 / update_rate, self.update)
         self.create_timer(1.0 / positive(self, 'publish_rate'), self.publish_joint_states)
-        self._monitor_period = 1.0 / positive(self, 'action_monitor_rate')
+        self._monitor_period = 1.0 / self._setting(
+            'action_monitor_rate', self.config and self.config.action_monitor_rate)
+        self.allow_partial_joints_goal = bool(self._setting(
+            'allow_partial_joints_goal', self.config and self.config.allow_partial_joints_goal))
+        self.allow_nonzero_velocity_at_trajectory_end = bool(self._setting(
+            'allow_nonzero_velocity_at_trajectory_end',
+            self.config and self.config.allow_nonzero_velocity_at_trajectory_end))
 
     # --- parameters -------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
@@ -133,6 +160,10 @@ class SimController(Node):
         declare = self.declare_parameter
         declare('description_file', '', text('Robot file in any format robot_formats reads; '
                                              'empty: use the robot_description topic.'))
+        declare('controllers_file', '', text(
+            "controller_manager parameter file (ros2_controllers' names, e.g. from "
+            '`robot-formats controllers`): the trajectory controller\'s joints, tolerances and '
+            'rules and the update rate come from it; empty: from these parameters.'))
         declare('trajectory_controller', 'joint_trajectory_controller', text(
             'Name (namespace) of the joint_trajectory_controller interfaces; empty: none.'))
         declare('forward_controller', 'forward_position_controller', text(
@@ -170,6 +201,40 @@ class SimController(Node):
     def _param(self, name: str) -> float:
         return float(self.get_parameter(name).value)
 
+    def _setting(self, name: str, from_file):
+        """The controllers file's value when it states one, else the parameter's (a rate
+        parameter is checked to be positive either way)."""
+        if from_file is None:
+            value = self.get_parameter(name).value
+            return positive(self, name) if name.endswith('rate') else value
+        if name.endswith('rate') and not from_file > 0:
+            raise StartupError(f'controllers_file: {name} must be positive, not {from_file}')
+        return from_file
+
+    def _controllers_file(self, trajectory_ns: str, forward_ns: str
+                          ) -> TrajectoryControllerConfig | None:
+        """Read ``controllers_file``; a file that cannot configure us stops the start-up."""
+        path = str(self.get_parameter('controllers_file').value)
+        if not path:
+            return None
+        try:
+            config = read_controllers_file(path, trajectory_ns or 'joint_trajectory_controller',
+                                           forward_ns or 'forward_position_controller')
+        except FormatError as err:
+            raise StartupError(f'controllers_file: {err}') from None
+        if config.forward_joints is not None and config.forward_joints != config.joints:
+            raise StartupError(
+                f'controllers_file {path}: {forward_ns} joints ({", ".join(config.forward_joints)})'
+                f' differ from {trajectory_ns} joints ({", ".join(config.joints)}); sim_controller '
+                'drives one joint list for both')
+        if config.command_interfaces != ('position',):
+            self.get_logger().warning(
+                f'controllers_file {path}: command interfaces '
+                f'{", ".join(config.command_interfaces)}; the simulated servos are commanded in '
+                'position')
+        self.get_logger().info(f'controllers from {path}: joints {", ".join(config.joints)}')
+        return config
+
     # --- loading ----------------------------------------------------------------------------
     def _load_file(self, path: str) -> None:
         try:
@@ -198,11 +263,12 @@ class SimController(Node):
                                     f'{type(err).__name__}: {err}')
             return
         joints = list(self.get_parameter_or('joints', Parameter('joints', value=[])).value
-                      or robot.joint_names)
+                      or (self.config.joints if self.config else robot.joint_names))
         unknown = [j for j in joints if j not in robot.index]
         if unknown or len(set(joints)) != len(joints):
             self.get_logger().error(
-                f'parameter joints names {", ".join(unknown) or "a joint twice"}, but the '
+                f'{"controllers_file" if self.config else "parameter"} joints names '
+                f'{", ".join(unknown) or "a joint twice"}, but the '
                 f'simulated joints are {", ".join(robot.joint_names)}; not controlling')
             return
         for warning in robot.warnings:
@@ -219,20 +285,23 @@ class SimController(Node):
             f'{", ".join(joints)}; ready')
 
     def _default_tolerances(self) -> jtc.SegmentTolerances:
-        """constraints.<joint>.trajectory / .goal, declared once the joints are known."""
+        """constraints.<joint>.trajectory / .goal (declared once the joints are known), the
+        controllers file's where it states them."""
         state, goal = [], []
         for joint in self.joints:
+            stated = self.config.tolerance(joint) if self.config else (None, None)
             values = []
-            for kind in ('trajectory', 'goal'):
+            for kind, from_file in zip(('trajectory', 'goal'), stated):
                 name = f'constraints.{joint}.{kind}'
                 if not self.has_parameter(name):
                     self.declare_parameter(name, 0.0, ParameterDescriptor(
                         description='As joint_trajectory_controller.', read_only=True))
-                values.append(self._param(name))
+                values.append(self._param(name) if from_file is None else from_file)
             state.append(jtc.StateTolerance(values[0]))
             goal.append(jtc.StateTolerance(values[1]))
-        return jtc.SegmentTolerances(tuple(state), tuple(goal),
-                                     self._param('constraints.goal_time'))
+        goal_time = self.config.goal_time if self.config else None
+        return jtc.SegmentTolerances(tuple(state), tuple(goal), self._param(
+            'constraints.goal_time') if goal_time is None else goal_time)
 
     # --- time and state ---------------------------------------------------------------------
     def _now(self) -> float:
@@ -256,10 +325,9 @@ class SimController(Node):
             jtc.validate(list(msg.joint_names), _points(msg), self.joints,
                          start_time=msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
                          now=self._now(),
-                         allow_partial_joints_goal=bool(
-                             self.get_parameter('allow_partial_joints_goal').value),
-                         allow_nonzero_velocity_at_trajectory_end=bool(self.get_parameter(
-                             'allow_nonzero_velocity_at_trajectory_end').value))
+                         allow_partial_joints_goal=self.allow_partial_joints_goal,
+                         allow_nonzero_velocity_at_trajectory_end=(
+                             self.allow_nonzero_velocity_at_trajectory_end))
         except jtc.TrajectoryRejected as rejection:
             return rejection
         return None
@@ -396,12 +464,40 @@ class SimController(Node):
             self._hold()
             self._finish(goal, 'canceled', jtc.SUCCESSFUL, '')
             motion = None
+        self._last_desired = None
         if motion is not None:
             self._follow(motion, now)
         if self.kinematic:
             robot.set_exact(self.targets)
         else:
             robot.set_targets(self.targets)
+        if self.state_pub is not None:
+            self._publish_state(now)
+
+    def _publish_state(self, now: float) -> None:
+        """JTC's ``~/controller_state``: reference (the sample followed this update, else the
+        held set point), feedback (the joints), error, output (the position command sent)."""
+        actual, velocity = self._actual()
+        command = self.targets[self._index]
+        desired = self._last_desired
+        msg = JointTrajectoryControllerState()
+        msg.header.stamp = _stamp(now)
+        msg.joint_names = list(self.joints)
+        reference = desired.positions if desired is not None else command
+        msg.reference = JointTrajectoryPoint(
+            positions=np.asarray(reference, dtype=float).tolist(),
+            velocities=(desired.velocities.tolist() if desired is not None
+                        else [0.0] * len(self.joints)),
+            accelerations=(desired.accelerations.tolist() if desired is not None
+                           else [0.0] * len(self.joints)))
+        msg.feedback = JointTrajectoryPoint(positions=actual.tolist(),
+                                            velocities=velocity.tolist())
+        msg.error = JointTrajectoryPoint(
+            positions=jtc.position_errors(np.asarray(reference, dtype=float), actual,
+                                          self.robot.wraps[self._index]).tolist(),
+            velocities=(np.asarray(msg.reference.velocities) - velocity).tolist())
+        msg.output = JointTrajectoryPoint(positions=command.tolist())
+        self.state_pub.publish(msg)
 
     def _follow(self, motion: _Motion, now: float) -> None:
         actual, velocity = self._actual()
@@ -412,6 +508,7 @@ class SimController(Node):
         desired = motion.trajectory.sample(now)
         if desired is None:
             return
+        self._last_desired = desired
         if self.kinematic:
             actual = desired.positions  # written exactly this cycle
         error = jtc.position_errors(desired.positions, actual,

@@ -8,7 +8,7 @@ reload harmless: the node swaps descriptions only after this has succeeded. No R
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -18,6 +18,7 @@ from robot_formats.core.errors import Diagnostic, InvalidValueError
 from robot_formats.formats import LoadResult, load, load_text
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import Scene
+from robot_formats.runtime.ros2_control import ControlOptions, urdf_with_ros2_control
 from robot_formats.runtime.tf_solver import StaticTransform, TransformSolver
 from robot_formats.formats.urdf.lowering import lower
 from robot_formats.formats.urdf.writer import model_to_urdf
@@ -75,6 +76,12 @@ class Description:
         return cls(path, result.format, result.scene, result.warnings, tree, urdf_tree,
                    model_to_urdf(lowered, source=result.path), solver,
                    tuple(solver.static_transforms()), result.notes)
+
+    def with_ros2_control(self, options: ControlOptions) -> Description:
+        """The same description whose URDF carries a ``<ros2_control>`` block (see
+        :mod:`robot_formats.runtime.ros2_control`), for controller_manager to read from
+        ``robot_description``. InvalidValueError for joints that cannot be commanded."""
+        return replace(self, urdf=urdf_with_ros2_control(self.urdf, self.urdf_tree, options))
 
     @property
     def dof_names(self) -> tuple[str, ...]:

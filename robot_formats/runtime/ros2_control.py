@@ -126,13 +126,15 @@ def control_joints(urdf_tree: KinematicTree, chosen: Sequence[str] = ()
         if unknown or len(set(chosen)) != len(chosen):
             raise InvalidValueError(
                 f'--joints names {", ".join(map(repr, unknown)) or "a joint twice"}; the '
-                f'commandable joints are {", ".join(commandable) or "none"}')
+                f'commandable joints are {", ".join(commandable) or "none"}',
+                urdf_tree.scene.source)
         commanded = [commandable[name] for name in chosen]
     else:
         commanded = list(commandable.values())
     if not commanded:
         raise InvalidValueError('the robot has no commandable joint (revolute, continuous or '
-                                'prismatic, not a mimic): nothing for ros2_control to drive')
+                                'prismatic, not a mimic): nothing for ros2_control to drive',
+                                urdf_tree.scene.source)
     names = {j.name for j in commanded}
     mimics = [_control_joint(j, 0.0) for j in joints
               if j.mimic is not None and j.mimic.joint in names]

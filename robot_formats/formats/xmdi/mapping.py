@@ -39,6 +39,11 @@ class ServoBinding:
     def to_joint(self, value):
         return self.scale * value + self.offset
 
+    def to_servo(self, value):
+        """The servo value that drives the joint to ``value`` (the inverse of :meth:`to_joint`;
+        a mapping never has scale 0)."""
+        return (value - self.offset) / self.scale
+
 
 class ServoMapping:
     """Bindings by servo name; unlisted servos map to the joint of the same name."""
@@ -57,6 +62,17 @@ class ServoMapping:
 
     def binding(self, servo: str) -> ServoBinding:
         return self.bindings.get(servo) or ServoBinding(servo, servo)
+
+    def binding_for_joint(self, joint: str) -> ServoBinding:
+        """The servo that drives ``joint`` (a recorder writes joint motion as that servo's
+        values): the mapped one, else the servo named like the joint."""
+        for binding in self.bindings.values():
+            if binding.joint == joint:
+                return binding
+        if joint in self.bindings:  # that servo name is taken by another joint's servo
+            raise InvalidValueError(f'joint {joint!r} has no servo: the servo of that name '
+                                    f'drives {self.bindings[joint].joint!r}', self.source)
+        return ServoBinding(joint, joint)
 
     @classmethod
     def identity(cls) -> ServoMapping:

@@ -1,0 +1,219 @@
+"""``motion_recorder``: what a robot did, recorded as an XMDI motion the player can replay.
+
+Between ``~/start`` (std_srvs/Trigger) and ``~/stop`` (robot_formats_interfaces/StopRecording)
+it records ``joint_states`` (sensor_msgs/JointState, or with ``source: controller_state`` a
+joint_trajectory_controller's ``<controller>/controller_state``, its ``feedback``) into XMDI key
+frames at ``frame_period``: joints written as the servos of ``servo_map`` (scale and offset
+inverted), frames kept only where linear interpolation would miss them by more than
+``tolerance`` (:mod:`robot_formats.runtime.recording`). ``~/stop`` writes the file and answers
+with what was recorded; a file that cannot be written is an error answer and the recording is
+kept for another ``~/stop`` with another ``output_file``.
+
+Samples are placed at their header stamps (the receive time when a stamp is zero), so delays
+on the way do not distort the motion. Memory holds key frames only, not messages.
+``robot-formats record`` runs the same node from the command line (:func:`run_record`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import rclpy
+from control_msgs.msg import JointTrajectoryControllerState
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.signals import SignalHandlerOptions
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+
+from robot_formats_interfaces.srv import StopRecording
+
+from robot_formats.core.errors import FormatError
+from robot_formats.formats.xmdi.mapping import ServoMapping
+from robot_formats.formats.xmdi.writer import write_xmdi
+from robot_formats.nodes.node_support import (STOP_POLL, StartupError, StopRequest, choice,
+                                              guarded, joint_states_qos, positive, run_node)
+from robot_formats.runtime.recording import DEFAULT_TOLERANCE, MotionRecorder
+
+__all__ = ['MotionRecorderNode', 'main', 'run_record']
+
+SOURCES = ('joint_states', 'controller_state')
+
+
+class MotionRecorderNode(Node):
+    """Records joint states between ~/start and ~/stop into an XMDI file."""
+
+    def __init__(self, node_name: str = 'motion_recorder', **kwargs) -> None:
+        super().__init__(node_name, **kwargs)
+        self._declare_parameters()
+        self.frame_period = positive(self, 'frame_period', 's')
+        self.tolerance = float(self.get_parameter('tolerance').value)
+        if not self.tolerance >= 0:
+            raise StartupError(f'parameter tolerance must be >= 0, not {self.tolerance}')
+        path = str(self.get_parameter('servo_map').value)
+        try:
+            self.mapping = ServoMapping.from_yaml(path) if path else ServoMapping.identity()
+        except FormatError as err:
+            raise StartupError(f'servo_map: {err}') from None
+        self.joints = tuple(self.get_parameter_or('joints', Parameter('joints', value=[])).value
+                            or ()) or None
+        self.recorder: MotionRecorder | None = None
+        self.recording = False
+        source = choice(self, 'source', SOURCES)
+        if source == 'joint_states':
+            self.create_subscription(JointState, 'joint_states', self.joint_states_callback,
+                                     joint_states_qos(self))
+            self.topic = 'joint_states'
+        else:
+            controller = str(self.get_parameter('controller').value).strip('/')
+            self.topic = f'{controller}/controller_state'
+            self.create_subscription(JointTrajectoryControllerState, self.topic,
+                                     self.controller_state_callback, 100)
+        self.create_service(Trigger, '~/start', self.start_callback)
+        self.create_service(StopRecording, '~/stop', self.stop_callback)
+        if self.get_parameter('autostart').value:
+            self._start()
+        self.get_logger().info(f'ready: recording {self.topic} on ~/start')
+
+    def _declare_parameters(self) -> None:
+        def text(description: str) -> ParameterDescriptor:
+            return ParameterDescriptor(description=description, read_only=True)
+
+        declare = self.declare_parameter
+        declare('source', 'joint_states', text(
+            "'joint_states' (sensor_msgs/JointState) or 'controller_state' (a "
+            "joint_trajectory_controller's controller_state, its feedback)."))
+        declare('controller', 'joint_trajectory_controller', text(
+            "With source 'controller_state': the controller's name (namespace)."))
+        declare('joints', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
+            type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
+            description='Joints to record, in servo order (default: every joint of the first '
+                        'message).'))
+        declare('servo_map', '', text('Servo map YAML (as motion_player): joints are written as '
+                                      'their servos, scale and offset inverted.'))
+        declare('frame_period', 0.032, text('Seconds per XMDI frame (0.032: a Webots step).'))
+        declare('tolerance', DEFAULT_TOLERANCE, text(
+            'Key-frame reduction: a frame linear interpolation reproduces within this (rad or '
+            'm) is dropped; 0 keeps every change of slope.'))
+        declare('motion_name', 'recording', text('Name of the recorded motion.'))
+        declare('output_file', '', text('XMDI file ~/stop writes (unless its request names '
+                                        'one).'))
+        declare('autostart', False, text('Start recording at once, without ~/start.'))
+        declare('joint_states_qos', 'sensor_data', text(
+            "QoS of the joint_states subscription: 'sensor_data' or 'reliable'."))
+
+    # --- samples ------------------------------------------------------------------------------
+    def _stamp(self, header) -> float:
+        stamp = header.stamp.sec + header.stamp.nanosec * 1e-9
+        return stamp if stamp > 0 else self.get_clock().now().nanoseconds * 1e-9
+
+    @guarded
+    def joint_states_callback(self, msg: JointState) -> None:
+        if self.recording and self.recorder is not None:
+            self.recorder.add(self._stamp(msg.header), msg.name, msg.position)
+
+    @guarded
+    def controller_state_callback(self, msg: JointTrajectoryControllerState) -> None:
+        if self.recording and self.recorder is not None:
+            self.recorder.add(self._stamp(msg.header), msg.joint_names, msg.feedback.positions)
+
+    # --- services -----------------------------------------------------------------------------
+    def _start(self) -> None:
+        self.recorder = MotionRecorder(self.joints, self.mapping, self.frame_period,
+                                       self.tolerance)
+        self.recording = True
+
+    def start_callback(self, request: Trigger.Request, response: Trigger.Response
+                       ) -> Trigger.Response:
+        if self.recording:
+            response.success, response.message = False, 'already recording: call ~/stop first'
+            return response
+        self._start()
+        response.success = True
+        response.message = f'recording {self.topic}'
+        self.get_logger().info(response.message)
+        return response
+
+    def stop_callback(self, request: StopRecording.Request, response: StopRecording.Response
+                      ) -> StopRecording.Response:
+        try:
+            return self._stop(request, response)
+        except Exception as err:  # noqa: BLE001 - a bad request must not end the node
+            self.get_logger().error(f'internal error on ~/stop: {err!r}')
+            response.success, response.message = False, f'internal error: {err!r}'
+            return response
+
+    def _stop(self, request: StopRecording.Request, response: StopRecording.Response
+              ) -> StopRecording.Response:
+        recorder = self.recorder
+        if recorder is None:
+            response.success, response.message = False, 'nothing recorded: call ~/start first'
+            return response
+        self.recording = False  # the recording ends here; it is kept until written
+        name = request.motion_name or str(self.get_parameter('motion_name').value)
+        path = request.output_file or str(self.get_parameter('output_file').value)
+        stats = recorder.stats()
+        response.samples, response.dropped = stats.samples, stats.dropped
+        response.frames, response.key_frames = stats.frames, stats.key_frames
+        response.duration = stats.duration
+        if not path:
+            response.success = False
+            response.message = 'no output_file: name one in the request or the parameter'
+            return response
+        try:
+            write_xmdi([recorder.motion(name)], path)
+        except FormatError as err:
+            response.success, response.message = False, f'{err} (the recording is kept)'
+            self.get_logger().error(response.message)
+            return response
+        self.recorder = None
+        response.success = True
+        response.output_file = str(Path(path).resolve())
+        response.message = (f'wrote motion {name!r} to {response.output_file}: '
+                            f'{stats.duration:.3f} s, {stats.frames} frames, {stats.key_frames} '
+                            f'key frames from {stats.samples} samples ({stats.dropped} dropped)')
+        self.get_logger().info(response.message)
+        return response
+
+
+def main(args: list[str] | None = None) -> int:
+    return run_node('motion_recorder', MotionRecorderNode, args)
+
+
+def run_record(output: str, duration: float | None, parameters: dict[str, object],
+               args: list[str] | None = None) -> int:
+    """``robot-formats record``: record from now until ``duration`` seconds of samples (None:
+    until Ctrl-C), then write ``output``. Returns the exit code (1: nothing written)."""
+    stop = StopRequest()
+    with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
+        overrides = [Parameter(k, value=v) for k, v in parameters.items()]
+        overrides.append(Parameter('autostart', value=True))
+        try:
+            node = MotionRecorderNode('robot_formats_record', parameter_overrides=overrides)
+        except StartupError as err:
+            print(f'robot-formats record: {err}', file=sys.stderr)
+            return 1
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        print(f'recording {node.topic} (Ctrl-C to stop)' if duration is None else
+              f'recording {node.topic} for {duration:g} s', file=sys.stderr, flush=True)
+        while not stop.requested and rclpy.ok():
+            executor.spin_once(timeout_sec=STOP_POLL)
+            recorder = node.recorder
+            if duration is not None and recorder is not None and \
+                    recorder.duration >= duration:
+                break
+        request = StopRecording.Request(output_file=os.path.abspath(output))
+        response = node._stop(request, StopRecording.Response())
+        executor.shutdown()
+        node.destroy_node()
+    print(response.message, file=sys.stderr if not response.success else sys.stdout)
+    return 0 if response.success else 1
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
