@@ -12,6 +12,8 @@ models of different kinds may share a name only before 1.7 (libsdformat renames 
 from __future__ import annotations
 
 import copy
+import math
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -35,8 +37,9 @@ from robot_formats.formats.sdformat.dom import (MODEL_FRAME, PoseSpec, SdfAxis, 
 from robot_formats.formats.sdformat.foreign import foreign_model, interface_to_model
 from robot_formats.formats.sdformat.unflatten import unflatten
 from robot_formats.formats.sdformat.uri import ResolverConfig, resolve_uri
-from robot_formats.formats.sdformat.values import (Ctx, boolean, child, children, number,
-                                                   parse_version, pose_of, text, vector)
+from robot_formats.formats.sdformat.values import (Ctx, boolean, child, number,
+                                                   parse_version, pose_from, pose_of, text,
+                                                   vector)
 
 if TYPE_CHECKING:
     from robot_formats.formats.spec import LoadResult
@@ -73,6 +76,7 @@ class SdfLoader:
         self._subtrees: list[_Parsed] = []  # what the files being read include, innermost last
         self._uris: dict[tuple[str, str | None], Path] = {}
         self._keys: dict[Path, str] = {}   # path -> resolved path (cycle check key)
+        self._real_dirs: dict[str, str] = {}  # directory -> its resolved path
 
     # --- documents ------------------------------------------------------------------------
     def document(self, root: etree._Element, file: str | None, world: str | None = None
@@ -173,7 +177,7 @@ class SdfLoader:
 
     @staticmethod
     def check_name(ctx: Ctx, name: str, line: int | None, what: str) -> None:
-        if _RESERVED.match(name) or name == 'world':
+        if (name[:2] == '__' and _RESERVED.match(name)) or name == 'world':
             raise SchemaError(f'{what} name {name!r} is reserved (names of the form __*__ and '
                               '"world" name implicit frames)', ctx.file, line,
                               code='RESERVED_NAME')
@@ -217,18 +221,19 @@ class SdfLoader:
     # --- model ----------------------------------------------------------------------------
     def model(self, ctx: Ctx, element: etree._Element, top: bool = False) -> SdfModel:
         name = self.name_of(ctx, element, 'model')
-        pose = pose_of(ctx, element)
+        subs = list(element)  # one pass over the children (lxml makes an object per visit)
+        pose = pose_from(ctx, _first(subs, 'pose'))
         if top and pose.relative_to:
             raise SchemaError(f'the pose of top-level model {name!r} names relative_to='
                               f'{pose.relative_to!r}, but a model file has no other frame',
                               ctx.file, pose.line, code='ATTRIBUTE_INVALID')
         model = SdfModel(name, pose, ctx.file, element.sourceline, ctx.version,
-                         static=boolean(ctx, child(element, 'static')),
+                         static=boolean(ctx, _first(subs, 'static')),
                          canonical_link=element.get('canonical_link', ''),
                          placement_frame=element.get('placement_frame', ''),
                          placement_line=element.sourceline)
         siblings = _Siblings(ctx, 'model', name)
-        for sub in element:
+        for sub in subs:
             self._model_child(ctx, model, sub, siblings)
         if ctx.version < (1, 8):
             unflatten(model)
@@ -265,31 +270,67 @@ class SdfLoader:
 
     # --- links ----------------------------------------------------------------------------
     def link(self, ctx: Ctx, element: etree._Element) -> SdfLink:
-        link = SdfLink(self.name_of(ctx, element, 'link'), pose_of(ctx, element),
-                       element.sourceline, self._inertial(ctx, child(element, 'inertial')))
-        for tag in ('visual', 'collision'):
-            for sub in children(element, tag):
-                geometry = self._geometry(ctx, child(sub, 'geometry'))
-                if geometry is None:
-                    continue
-                name = sub.get('name')
-                if tag == 'visual':
-                    item: Visual | Collision = Visual(geometry, name=name,
-                                                      material=_material(ctx, sub))
-                else:
-                    item = Collision(geometry, name=name)
-                link.shapes.append(SdfVisualPose(item, pose_of(ctx, sub)))
+        name = self.name_of(ctx, element, 'link')
+        pose = inertial = None
+        visuals: list[etree._Element] = []
+        collisions: list[etree._Element] = []
+        for sub in element:  # one pass over the children
+            tag = sub.tag
+            if tag == 'visual':
+                visuals.append(sub)
+            elif tag == 'collision':
+                collisions.append(sub)
+            elif tag == 'pose':
+                if pose is None:
+                    pose = sub
+            elif tag == 'inertial':
+                if inertial is None:
+                    inertial = sub
+        link = SdfLink(name, pose_from(ctx, pose), element.sourceline,
+                       self._inertial(ctx, inertial))
+        for sub in visuals:
+            self._shape(ctx, link, sub, True)
+        for sub in collisions:
+            self._shape(ctx, link, sub, False)
         return link
+
+    def _shape(self, ctx: Ctx, link: SdfLink, element: etree._Element, visual: bool) -> None:
+        geometry = pose = material = None
+        for sub in element:
+            tag = sub.tag
+            if tag == 'geometry':
+                if geometry is None:
+                    geometry = sub
+            elif tag == 'pose':
+                if pose is None:
+                    pose = sub
+            elif tag == 'material':
+                if material is None:
+                    material = sub
+        shape = self._geometry(ctx, geometry)
+        if shape is None:
+            return
+        name = element.get('name')
+        item: Visual | Collision = Visual(shape, name=name, material=_material(ctx, material)) \
+            if visual else Collision(shape, name=name)
+        link.shapes.append(SdfVisualPose(item, pose_from(ctx, pose)))
 
     def _inertial(self, ctx: Ctx, element: etree._Element | None) -> Inertial | None:
         if element is None:
             return None
-        mass = number(ctx, child(element, 'mass'), 1.0)
-        inertia = child(element, 'inertia')
-        values = tuple(number(ctx, child(inertia, key) if inertia is not None else None, default)
+        found: dict[str, etree._Element] = {}
+        for sub in element:
+            found.setdefault(sub.tag, sub)
+        mass = number(ctx, found.get('mass'), 1.0)
+        inertia = found.get('inertia')
+        entries: dict[str, etree._Element] = {}
+        if inertia is not None:
+            for sub in inertia:
+                entries.setdefault(sub.tag, sub)
+        values = tuple(number(ctx, entries.get(key), default)
                        for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0),
                                             ('iyy', 1.0), ('iyz', 0.0), ('izz', 1.0)))
-        pose = pose_of(ctx, element)
+        pose = pose_from(ctx, found.get('pose'))
         return Inertial(mass, matrix_to_pose(pose.matrix), values)  # type: ignore[arg-type]
 
     def _geometry(self, ctx: Ctx, element: etree._Element | None):
@@ -329,16 +370,19 @@ class SdfLoader:
             raise SchemaError(f'joint {name!r} has unknown type {sdf_type!r}; SDFormat joints '
                               f'are {", ".join(sorted(_JOINT_TYPES))}', ctx.file,
                               element.sourceline, code='ATTRIBUTE_INVALID')
+        found: dict[str, etree._Element] = {}
+        for sub in element:  # one pass over the children
+            found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
         ends = []
         for tag in ('parent', 'child'):
-            sub = child(element, tag)
+            sub = found.get(tag)
             if sub is None or not text(sub):
                 raise SchemaError(f'joint {name!r} needs a non-empty <{tag}>', ctx.file,
                                   element.sourceline, code='ELEMENT_MISSING')
             ends.append(text(sub))
-        joint = SdfJoint(name, kind, ends[0], ends[1], pose_of(ctx, element),
-                         self._axis(ctx, child(element, 'axis')),
-                         self._axis(ctx, child(element, 'axis2')),
+        joint = SdfJoint(name, kind, ends[0], ends[1], pose_from(ctx, found.get('pose')),
+                         self._axis(ctx, found.get('axis')),
+                         self._axis(ctx, found.get('axis2')),
                          sdf_type=sdf_type, line=element.sourceline)
         if kind is JointType.SCREW:
             joint.pitch = _screw_pitch(ctx, element)
@@ -352,26 +396,32 @@ class SdfLoader:
     def _axis(self, ctx: Ctx, element: etree._Element | None) -> SdfAxis | None:
         if element is None:
             return None
-        xyz = child(element, 'xyz')
+        found: dict[str, etree._Element] = {}
+        for sub in element:  # one pass over the children
+            found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+        xyz = found.get('xyz')
         axis = SdfAxis(vector(ctx, xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)  # type: ignore
-        if np.linalg.norm(axis.xyz) < 1e-12:
+        if math.hypot(*axis.xyz) < 1e-12:
             raise InvalidValueError('joint axis <xyz> has zero length', ctx.file,
                                     element.sourceline, code='ELEMENT_INVALID')
         if xyz is not None:
             axis.expressed_in = xyz.get('expressed_in', '')
-        if ctx.version < (1, 7) and boolean(ctx, child(element, 'use_parent_model_frame')):
+        if ctx.version < (1, 7) and boolean(ctx, found.get('use_parent_model_frame')):
             axis.expressed_in = MODEL_FRAME
-        limit = child(element, 'limit')
+        limit = found.get('limit')
         if limit is not None:
-            lower = number(ctx, child(limit, 'lower'), -_UNLIMITED)
-            upper = number(ctx, child(limit, 'upper'), _UNLIMITED)
-            effort = number(ctx, child(limit, 'effort'), -1.0)
-            velocity = number(ctx, child(limit, 'velocity'), -1.0)
+            bounds: dict[str, etree._Element] = {}
+            for sub in limit:
+                bounds.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+            lower = number(ctx, bounds.get('lower'), -_UNLIMITED)
+            upper = number(ctx, bounds.get('upper'), _UNLIMITED)
+            effort = number(ctx, bounds.get('effort'), -1.0)
+            velocity = number(ctx, bounds.get('velocity'), -1.0)
             axis.limits = Limits(lower if abs(lower) < _UNLIMITED else None,
                                  upper if abs(upper) < _UNLIMITED else None,
                                  effort if effort >= 0 else None,
                                  velocity if velocity >= 0 else None)
-        dynamics = child(element, 'dynamics')
+        dynamics = found.get('dynamics')
         if dynamics is not None:
             axis.dynamics = Dynamics(number(ctx, child(dynamics, 'damping'), 0.0),
                                      number(ctx, child(dynamics, 'friction'), 0.0))
@@ -421,7 +471,7 @@ class SdfLoader:
     def _included_sdf(self, ctx: Ctx, path: Path, include: etree._Element) -> SdfModel | None:
         key = self._keys.get(path)
         if key is None:
-            key = self._keys[path] = str(path.resolve())
+            key = self._keys[path] = self._real_path(path)
         parsed = self._parsed.get(key)
         if key in self.stack or (parsed is not None and not parsed.files.isdisjoint(self.stack)):
             chain = ' -> '.join(Path(p).name for p in [*self.stack, key])
@@ -448,6 +498,18 @@ class SdfLoader:
         assert model is not None  # first includes hand out what _read_included read
         model.shape = key
         return model
+
+    def _real_path(self, path: Path) -> str:
+        """``str(path.resolve())``, resolving each directory's symbolic links once per load
+        (a world including 1,000 files of one folder)."""
+        name = path.name
+        if name in ('', '.', '..') or os.path.islink(path):
+            return str(path.resolve())
+        parent = str(path.parent)
+        real = self._real_dirs.get(parent)
+        if real is None:
+            real = self._real_dirs[parent] = os.path.realpath(parent)
+        return os.path.join(real, name)
 
     def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element,
                        root: etree._Element | None = None) -> _Parsed:
@@ -599,16 +661,23 @@ class _IncludeOverrides:
     @classmethod
     def read(cls, loader: SdfLoader, ctx: Ctx, element: etree._Element) -> _IncludeOverrides:
         out = cls()
-        name = child(element, 'name')
+        found: dict[str, etree._Element] = {}
+        plugins = []
+        for sub in element:  # one pass over the children
+            if sub.tag == 'plugin':
+                plugins.append(sub)
+            else:
+                found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+        name = found.get('name')
         if name is not None:
             out.name = text(name)
             if not out.name:
                 raise SchemaError('<include><name> is empty', ctx.file, name.sourceline,
                                   code='ATTRIBUTE_INVALID')
             loader.check_name(ctx, out.name, name.sourceline, '<include>')
-        if child(element, 'pose') is not None:
-            out.pose = pose_of(ctx, element)
-        placement = child(element, 'placement_frame')
+        if 'pose' in found:
+            out.pose = pose_from(ctx, found['pose'])
+        placement = found.get('placement_frame')
         if placement is not None:
             out.placement_frame = text(placement)
             out.placement_line = placement.sourceline
@@ -616,11 +685,10 @@ class _IncludeOverrides:
                 raise SchemaError('<include><placement_frame> needs an <include><pose> (the '
                                   'pose the placement frame is put at)', ctx.file,
                                   placement.sourceline, code='MODEL_PLACEMENT_FRAME_INVALID')
-        static = child(element, 'static')
+        static = found.get('static')
         if static is not None:
             out.static = boolean(ctx, static)
             out.static_line = static.sourceline
-        plugins = children(element, 'plugin')
         out.plugins = [_plugin(ctx, plugin) for plugin in plugins]
         return out
 
@@ -648,6 +716,14 @@ class _IncludeOverrides:
                     code='ELEMENT_INVALID')
         model.file = model.file or ctx.file
         model.plugins.extend(self.plugins)
+
+
+def _first(elements: list[etree._Element], tag: str) -> etree._Element | None:
+    """The first of ``elements`` named ``tag``."""
+    for element in elements:
+        if element.tag == tag:
+            return element
+    return None
 
 
 def _first_static(model: SdfModel) -> str | None:
@@ -703,8 +779,7 @@ def _screw_pitch(ctx: Ctx, element: etree._Element) -> float:
     return -2.0 * np.pi / old
 
 
-def _material(ctx: Ctx, visual: etree._Element) -> Material | None:
-    material = child(visual, 'material')
+def _material(ctx: Ctx, material: etree._Element | None) -> Material | None:
     if material is None:
         return None
     diffuse = child(material, 'diffuse')

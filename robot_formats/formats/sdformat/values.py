@@ -16,6 +16,7 @@ from robot_formats.core.xmlsafe import floats, leading_numbers, local_name, stre
 from robot_formats.formats.sdformat.dom import PoseSpec
 
 __all__ = ['Ctx', 'child', 'children', 'text', 'number', 'vector', 'boolean', 'pose_of',
+           'pose_from',
            'parse_version']
 
 
@@ -72,6 +73,15 @@ def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, st
     stream stops after ``count`` values), pose and colour entries (any count: ``count`` None)
     each through ``std::stod`` (``0"`` is 0).
     Text libsdformat cannot read either raises the strict reader's error."""
+    parts = text.split()
+    if count is None or len(parts) == count:  # the common case: plain finite numbers
+        try:
+            values = tuple(map(float, parts))
+        except ValueError:
+            pass
+        else:  # finite sum: every value finite; Python reads '1_0', XML number formats do not
+            if math.isfinite(sum(values)) and '_' not in text:
+                return values
     what = f'<{local_name(element)}>'
     try:
         return floats(text, ctx.file, element.sourceline, what, count)
@@ -104,7 +114,12 @@ def pose_of(ctx: Ctx, holder: etree._Element) -> PoseSpec:
     Forms: ``x y z roll pitch yaw`` (radians, or degrees with ``degrees="true"``) and
     ``x y z qx qy qz qw`` with ``rotation_format="quat_xyzw"`` (normalized on input).
     """
-    element = child(holder, 'pose')
+    return pose_from(ctx, child(holder, 'pose'))
+
+
+def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
+    """:func:`pose_of` for the ``<pose>`` element itself (None: absent), for readers that
+    collect an element's children in one pass."""
     if element is None:
         return PoseSpec(_IDENTITY)
     relative_to = element.get('relative_to', '')
@@ -123,9 +138,8 @@ def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
     body = (element.text or '').strip()
     if not body:
         return _IDENTITY
-    out = np.eye(4)
     rotation_format = element.get('rotation_format', 'euler_rpy')
-    degrees = _degrees(ctx, element)
+    degrees = _degrees(ctx, element) if element.get('degrees') is not None else False
     if rotation_format == 'quat_xyzw':
         if degrees:
             raise InvalidValueError('<pose degrees="true"> cannot be used with '
@@ -137,20 +151,23 @@ def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
         if norm < 1e-12:
             raise InvalidValueError('<pose> quaternion has zero length', ctx.file,
                                     element.sourceline, code='ELEMENT_INVALID')
+        out = np.eye(4)
         out[:3, :3] = quat_to_rotation(quat / norm)
-    elif rotation_format == 'euler_rpy':
-        values = _pose_numbers(ctx, element, 6)
-        rpy = values[3:]
-        if degrees:
-            rpy = tuple(math.radians(v) for v in rpy)
-        if any(rpy):  # most poses of real files only translate
-            out[:3, :3] = _rpy_rotation(*rpy)
-    else:
+        out[:3, 3] = values[:3]
+        return out
+    if rotation_format != 'euler_rpy':
         raise InvalidValueError(f'<pose rotation_format={rotation_format!r}>: expected '
                                 "'euler_rpy' or 'quat_xyzw'", ctx.file, element.sourceline,
                                 code='ELEMENT_INVALID')
-    out[:3, 3] = values[:3]
-    return out
+    x, y, z, roll, pitch, yaw = _pose_numbers(ctx, element, 6)
+    if degrees:
+        roll, pitch, yaw = math.radians(roll), math.radians(pitch), math.radians(yaw)
+    if not (roll or pitch or yaw):  # most poses of real files only translate
+        return np.array((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z,
+                         0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = _rpy_rotation(roll, pitch, yaw)
+    return np.array((r00, r01, r02, x, r10, r11, r12, y, r20, r21, r22, z,
+                     0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
 
 
 def _rpy_rotation(roll: float, pitch: float, yaw: float) -> list[list[float]]:
