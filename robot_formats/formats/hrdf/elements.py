@@ -109,10 +109,39 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
     return attrs, _chain(ctx, root, file, version)
 
 
+def _allowed(kind: str, version: Version) -> frozenset[str]:
+    """The attributes ``<kind>`` may have in ``version``."""
+    key = (kind, version)
+    names = _ALLOWED.get(key)
+    if names is None:
+        names = _ALLOWED[key] = frozenset(
+            name for name, feature in _ATTRIBUTES[kind].items()
+            if feature is None or version.has(feature))
+    return names
+
+
+#: (element kind, version) -> allowed attribute names; 9 kinds × 8 versions at most.
+_ALLOWED: dict[tuple[str, Version], frozenset[str]] = {}
+
+
 def _checked_attrs(element: etree._Element, kind: str, file: str | None, version: Version,
-                   warnings: list[Diagnostic], label: str | None = None) -> Attrs:
+                   warnings: list[Diagnostic], label: str | None = None,
+                   name: str | None = None) -> Attrs:
     """``label`` names the element in messages (default ``<kind>``; an ``<output>`` is named
-    with its owner, as HEBI names the owner)."""
+    with its owner, as HEBI names the owner). ``name``: the element's local name, if known."""
+    attrib = element.attrib
+    if attrib and not _allowed(kind, version).issuperset(attrib):
+        _refuse_attributes(element, kind, file, version, label)
+    for required in _REQUIRED.get(kind, ()):
+        if element.get(required) is None:
+            raise SchemaError(f'<{kind}> needs the attribute {required!r}', file,
+                              element.sourceline, code='ATTRIBUTE_MISSING')
+    return Attrs(element, file, version, warnings, name)
+
+
+def _refuse_attributes(element: etree._Element, kind: str, file: str | None, version: Version,
+                       label: str | None) -> None:
+    """The error for the first attribute (in document order) ``<kind>`` may not have."""
     allowed = _ATTRIBUTES[kind]
     for name in element.attrib:
         if name not in allowed:
@@ -125,11 +154,6 @@ def _checked_attrs(element: etree._Element, kind: str, file: str | None, version
             raise SchemaError(f'<{kind}> attribute {name!r} needs HRDF version '
                               f'{Version.introducing(feature)} or later; this file is {version}',
                               file, element.sourceline, code='HRDF_VERSION_GATE')
-    for name in _REQUIRED.get(kind, ()):
-        if element.get(name) is None:
-            raise SchemaError(f'<{kind}> needs the attribute {name!r}', file, element.sourceline,
-                              code='ATTRIBUTE_MISSING')
-    return Attrs(element, file, version, warnings)
 
 
 def _refuse_text(element: etree._Element, file: str | None) -> None:
@@ -149,9 +173,10 @@ def _chain(ctx: _Context, container: etree._Element, file: str | None, version: 
     nodes: list[Node] = []
     where = local_name(container)
     for child in container:
-        if not isinstance(child.tag, str):
+        tag = child.tag
+        if not isinstance(tag, str):
             continue
-        kind = local_name(child)
+        kind = tag.rpartition('}')[2] if '}' in tag else tag
         if kind == 'include':
             nodes.extend(_include(ctx, child, file, version))
             continue
@@ -173,11 +198,17 @@ def _chain(ctx: _Context, container: etree._Element, file: str | None, version: 
 
 def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
           version: Version) -> Node:
-    attrs = _checked_attrs(element, kind, file, version, ctx.warnings)
+    attrs = _checked_attrs(element, kind, file, version, ctx.warnings, name=kind)
+    if not len(element):  # a leaf (most elements): no tails to look at
+        text = element.text
+        if text and text.strip():
+            raise SchemaError(f'<{kind}> cannot contain text ({text.strip()[:30]!r})', file,
+                              element.sourceline)
+        return Node(kind, attrs, None, False, file)
     _refuse_text(element, file)
     children = [c for c in element if isinstance(c.tag, str)]
     if not children:
-        return Node(kind, attrs, file=file)
+        return Node(kind, attrs, None, False, file)
     if kind not in ('rigid-body', 'bracket'):
         raise SchemaError(f'<{kind}> cannot have child elements (found '
                           f'<{local_name(children[0])}>)',
@@ -193,7 +224,7 @@ def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
                               f'file is {version}', file, child.sourceline,
                               code='HRDF_VERSION_GATE')
         output_attrs = _checked_attrs(child, 'output', file, version, ctx.warnings,
-                                      label=f'<output> of <{kind}>')
+                                      label=f'<output> of <{kind}>', name='output')
         if kind == 'bracket' and (child.get('rot') is not None or child.get('trans') is not None):
             name = 'rot' if child.get('rot') is not None else 'trans'
             raise SchemaError(f'an <output> of a <bracket> cannot have {name!r}: a bracket\'s '

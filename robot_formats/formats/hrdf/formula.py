@@ -64,12 +64,16 @@ class Quirk:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
 class _Token:
-    kind: str      # 'num', 'pi', 'op', '(', ')', 'end'
-    text: str
-    position: int
-    value: float = 0.0
+    """One token (a plain slotted class: a formula is tokenised on every load)."""
+
+    __slots__ = ('kind', 'text', 'position', 'value')
+
+    def __init__(self, kind: str, text: str, position: int, value: float = 0.0) -> None:
+        self.kind = kind          # 'num', 'pi', 'op', '(', ')', 'end'
+        self.text = text
+        self.position = position
+        self.value = value
 
 
 def is_plain_number(text: str) -> bool:
@@ -247,5 +251,7 @@ def evaluate(text: str, quirks: list[Quirk] | None = None) -> float:
     Raises:
         FormulaError: ``text`` is not a formula (reason and position inside ``text``).
     """
+    if text == 'pi':  # the most common formula of all (a link's twist): nothing to parse
+        return math.pi
     collected: list[Quirk] = [] if quirks is None else quirks
     return _Parser(text, collected).parse()

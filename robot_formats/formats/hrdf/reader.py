@@ -9,6 +9,7 @@ and docs/hrdf.md for the whole story.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from lxml import etree
@@ -46,9 +47,17 @@ def parse_hrdf_element(root: etree._Element, file: str | None,
     root_attrs, nodes = read_document(root, file, warnings)
     if root_attrs.version.implicit_end_effector:
         nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
-    name = root.get('description') or (Path(file).stem if file else 'hrdf_robot')
+    name = root.get('description') or (_stem(file) if file else 'hrdf_robot')
     model = build_model(root_attrs, nodes, name, file, warnings, root_link)
     return Scene(name, (model,), source=file)
+
+
+def _stem(file: str) -> str:
+    """``Path(file).stem``, without building a Path for the usual ``<name>.hrdf``."""
+    base = os.path.basename(file)
+    if len(base) > 5 and base.endswith('.hrdf'):
+        return base[:-5]
+    return Path(file).stem
 
 
 def looks_like_hrdf(root: etree._Element) -> bool:

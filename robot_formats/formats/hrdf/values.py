@@ -43,14 +43,17 @@ _PLAIN_NUMBER = PLAIN_NUMBER.fullmatch
 class Attrs:
     """Typed, version-aware access to one element's attributes."""
 
+    __slots__ = ('element', 'file', 'line', 'version', 'warnings', 'kind')
+
     def __init__(self, element: etree._Element, file: str | None, version: Version,
-                 warnings: list[Diagnostic]) -> None:
+                 warnings: list[Diagnostic], kind: str | None = None) -> None:
+        """``kind``: the element's local name, when the caller knows it already."""
         self.element = element
         self.file = file
         self.line = element.sourceline
         self.version = version
         self.warnings = warnings
-        self.kind = local_name(element)
+        self.kind = local_name(element) if kind is None else kind
 
     # --- helpers ----------------------------------------------------------------------------
     def get(self, name: str) -> str | None:

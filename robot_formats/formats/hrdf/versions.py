@@ -11,7 +11,7 @@ warning and read it with the 1.6.0 rules (its new component types are refused as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ['Version', 'parse_version', 'SUPPORTED', 'INTRODUCED_IN']
 
@@ -42,13 +42,20 @@ class Version:
     major: int
     minor: int
     patch: int
+    #: The features of :data:`INTRODUCED_IN` this version has (computed once per version).
+    features: frozenset[str] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        number = (self.major, self.minor, self.patch)
+        object.__setattr__(self, 'features', frozenset(
+            feature for feature, first in INTRODUCED_IN.items() if number >= first))
 
     def __str__(self) -> str:
         return f'{self.major}.{self.minor}.{self.patch}'
 
     def has(self, feature: str) -> bool:
         """True if ``feature`` (a key of :data:`INTRODUCED_IN`) exists in this version."""
-        return (self.major, self.minor, self.patch) >= INTRODUCED_IN[feature]
+        return feature in self.features
 
     @property
     def has_formulas(self) -> bool:
@@ -70,8 +77,11 @@ def parse_version(text: str | None) -> tuple[Version, bool] | None:
     A missing attribute (``None``) is 1.0.0, as the spec says.
     """
     if text is None:
-        return Version(1, 0, 0), False
-    if text in SUPPORTED or text in _BEYOND_SPEC:
-        major, minor, patch = (int(p) for p in text.split('.'))
-        return Version(major, minor, patch), text in _BEYOND_SPEC
-    return None
+        return _KNOWN['1.0.0']
+    return _KNOWN.get(text)
+
+
+#: Every version this reader knows, parsed once: text -> (version, beyond_spec).
+_KNOWN: dict[str, tuple[Version, bool]] = {
+    text: (Version(*(int(p) for p in text.split('.'))), text in _BEYOND_SPEC)
+    for text in (*SUPPORTED, *_BEYOND_SPEC)}
