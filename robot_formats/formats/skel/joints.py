@@ -11,14 +11,12 @@ so there is no reference behaviour to match.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-
-import numpy as np
+from math import isfinite
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
 from robot_formats.core.model import (DOF_SUFFIXES, WORLD, DofDynamics, Dynamics, JointType, Limits,
-                                      Vec3, vec3)
+                                      Vec3)
 from robot_formats.core.xmlsafe import attr_float, local_name, required_attr
 from robot_formats.formats.skel.rigid import Rigid
 from robot_formats.formats.skel.values import (Ctx, child, children, index, number, require,
@@ -52,29 +50,43 @@ _PLANES = {'xy': ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)), 'yz': ((0.0, 1.0, 0.0), (0.
            'zx': ((0.0, 0.0, 1.0), (1.0, 0.0, 0.0))}
 
 
-@dataclass(slots=True)
 class RawJoint:
-    """A joint as written: everything but its placement in the parent body."""
+    """A joint as written: everything but its placement in the parent body (a plain slotted
+    class: one per joint, built with its name, ends and ``t_cj``, the rest filled in as read)."""
 
-    name: str
-    kind: JointType
-    parent: str
-    child: str
-    t_cj: Rigid                         #: child body frame → joint frame
-    line: int | None
-    axis: Vec3 = (1.0, 0.0, 0.0)
-    axis2: Vec3 | None = None
-    axis_order: str = 'xyz'
-    limits: list[Limits] = field(default_factory=list)
-    dynamics: Dynamics | None = None
-    initial: list[float] = field(default_factory=list)
-    velocities: list[float] = field(default_factory=list)
-    actuator: str = 'force'
-    dof_dynamics: list[DofDynamics] = field(default_factory=list)
+    __slots__ = ('name', 'kind', 'parent', 'child', 't_cj', 'line', 'axis', 'axis2',
+                 'axis_order', 'limits', 'dynamics', 'initial', 'velocities', 'actuator',
+                 'dof_dynamics')
+
+    def __init__(self, name: str, kind: JointType, parent: str, child: str, t_cj: Rigid,
+                 line: int | None, *, initial: list[float] | None = None,
+                 velocities: list[float] | None = None,
+                 dof_dynamics: list[DofDynamics] | None = None) -> None:
+        self.name = name
+        self.kind = kind
+        self.parent = parent
+        self.child = child
+        self.t_cj = t_cj                    #: child body frame → joint frame
+        self.line = line
+        self.axis: Vec3 = (1.0, 0.0, 0.0)
+        self.axis2: Vec3 | None = None
+        self.axis_order = 'xyz'
+        self.limits: list[Limits] = []
+        self.dynamics: Dynamics | None = None
+        self.initial: list[float] = [] if initial is None else initial
+        self.velocities: list[float] = [] if velocities is None else velocities
+        self.actuator = 'force'
+        self.dof_dynamics: list[DofDynamics] = [] if dof_dynamics is None else dof_dynamics
 
     @property
     def dofs(self) -> int:
-        return len(DOF_SUFFIXES[self.kind])
+        return _DOFS[self.kind]
+
+
+#: Coordinates per joint kind.
+_DOFS = {kind: len(suffixes) for kind, suffixes in DOF_SUFFIXES.items()}
+#: (coordinates, axes read) per joint kind name.
+_COUNTS = {kind.name: (count, _AXES_READ.get(kind, 0)) for kind, count in _DOFS.items()}
 
 
 def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str) -> str | None:
@@ -92,27 +104,30 @@ def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str
     return text
 
 
-def _unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[np.ndarray, float]:
+def _unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, float]:
+    """An ``<axis*>``'s ``<xyz>`` as written, and its length (plain floats)."""
     xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {joint!r}')
-    values = vector(ctx, xyz_el)
-    xyz, norm = np.asarray(values), math.hypot(*values)  # hypot: no overflow for huge values
+    xyz = vector(ctx, xyz_el)
+    norm = math.hypot(*xyz)  # hypot: no overflow for huge values
     if norm < 1e-12:
         raise InvalidValueError(f'joint {joint!r} has a zero-length axis', ctx.file,
                                 xyz_el.sourceline)
-    return xyz, norm
+    return xyz, norm  # type: ignore[return-value]
 
 
-def _axis_unit(ctx: Ctx, element: etree._Element, raw: RawJoint) -> Vec3:
-    """A 1-DoF joint's ``<axis><xyz>`` normalised, in plain floats (what ``_unit`` then a
-    division by the norm gives, without numpy for three numbers). A zero axis: DART keeps a
-    coordinate that moves nothing; the model has no such joint, so it becomes a fixed joint
-    (same frames), with a warning."""
-    xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {raw.name!r}')
-    x, y, z = vector(ctx, xyz_el)
+def _axis_unit(ctx: Ctx, element: etree._Element, xyz_el: etree._Element | None,
+               raw: RawJoint) -> Vec3:
+    """A 1-DoF joint's ``<axis><xyz>`` (``xyz_el``, found by the caller) normalised, in plain
+    floats. A zero axis: DART keeps a coordinate that moves nothing; the model has no such
+    joint, so it becomes a fixed joint (same frames), with a warning."""
+    if xyz_el is None:
+        require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {raw.name!r}')  # raises
+    x, y, z = vector(ctx, xyz_el)  # type: ignore[arg-type]
     norm = math.hypot(x, y, z)  # hypot: no overflow for huge values
     if norm < 1e-12:
         warn(ctx, f'{raw.kind.value} joint {raw.name!r} has a zero-length axis: it moves '
-             'nothing in DART; read as a fixed joint', xyz_el.sourceline, 'SKEL_ZERO_AXIS')
+             'nothing in DART; read as a fixed joint', xyz_el.sourceline,  # type: ignore[union-attr]
+             'SKEL_ZERO_AXIS')
         raw.kind = JointType.FIXED
         return (1.0, 0.0, 0.0)
     return (x / norm, y / norm, z / norm)
@@ -130,31 +145,38 @@ def _missing_axis(ctx: Ctx, element: etree._Element, raw: RawJoint, tag: str, ke
     return default
 
 
-def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint) -> None:
-    if raw.kind in (JointType.REVOLUTE, JointType.PRISMATIC):
+def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint,
+          axis_kids: dict[str, Kids]) -> None:
+    """The joint's axes; ``axis_kids`` collects each ``<axis*>`` read's :func:`~.values.index`
+    (for :func:`_limits_and_dynamics`: every axis' children are looked at once)."""
+    kind = raw.kind
+    if kind is JointType.REVOLUTE or kind is JointType.PRISMATIC:
         axis = kids.get('axis')
         if axis is None:
             raw.axis = _missing_axis(ctx, element, raw, 'axis', 'axis')
         else:
-            raw.axis = _axis_unit(ctx, axis, raw)  # DART normalises 1-DoF axes
-    if raw.kind is JointType.UNIVERSAL:
+            parts = axis_kids['axis'] = index(axis)
+            raw.axis = _axis_unit(ctx, axis, parts.get('xyz'), raw)  # DART normalises these
+    elif kind is JointType.UNIVERSAL:
         for tag, slot in (('axis', 'axis'), ('axis2', 'axis2')):
             sub = kids.get(tag)
             if sub is None:
                 value = _missing_axis(ctx, element, raw, tag, f'universal {tag}')
             else:
-                xyz, _ = _unit(ctx, sub, raw.name)
-                value = vec3(xyz)  # DART uses universal axes as written
+                value, _ = _unit(ctx, sub, raw.name)  # DART uses universal axes as written
             setattr(raw, slot, value)
-    if raw.kind is JointType.EULER:
-        order_el = require(ctx, element, 'axis_order', f'euler joint {raw.name!r}')
-        order = (order_el.text or '').strip()
+    elif kind is JointType.EULER:
+        order_el = kids.get('axis_order')
+        if order_el is None:
+            require(ctx, element, 'axis_order', f'euler joint {raw.name!r}')  # raises
+        order = (order_el.text or '').strip()  # type: ignore[union-attr]
         if order not in ('xyz', 'zyx'):
             warn(ctx, f'euler joint {raw.name!r} has <axis_order> {order!r}; DART reads only '
-                 "'xyz' and 'zyx' and keeps 'xyz'", order_el.sourceline, 'SKEL_AXIS_ORDER')
+                 "'xyz' and 'zyx' and keeps 'xyz'", order_el.sourceline,  # type: ignore[union-attr]
+                 'SKEL_AXIS_ORDER')
             order = 'xyz'
         raw.axis_order = order
-    if raw.kind is JointType.PLANAR:
+    elif kind is JointType.PLANAR:
         raw.axis, raw.axis2 = _plane(ctx, element, raw.name)
 
 
@@ -170,60 +192,74 @@ def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
              'uses the XY plane', (element if plane is None else plane).sourceline,
              'SKEL_PLANE')
         return _PLANES['xy']
-    t1, norm1 = _unit(ctx, require(ctx, plane, 'translation_axis1'), joint)
-    a2, norm2 = _unit(ctx, require(ctx, plane, 'translation_axis2'), joint)
-    t1, a2 = t1 / norm1, a2 / norm2
-    t2 = a2 - (a2 @ t1) * t1
-    if math.hypot(*t2) < 1e-9:
+    (x1, y1, z1), norm1 = _unit(ctx, require(ctx, plane, 'translation_axis1'), joint)
+    (x2, y2, z2), norm2 = _unit(ctx, require(ctx, plane, 'translation_axis2'), joint)
+    x1, y1, z1, x2, y2, z2 = x1 / norm1, y1 / norm1, z1 / norm1, x2 / norm2, y2 / norm2, z2 / norm2
+    along = x2 * x1 + y2 * y1 + z2 * z1
+    x2, y2, z2 = x2 - along * x1, y2 - along * y1, z2 - along * z1
+    norm = math.hypot(x2, y2, z2)
+    if norm < 1e-9:
         raise InvalidValueError(f'planar joint {joint!r}: the translation axes are parallel',
                                 ctx.file, plane.sourceline)
-    t2 = t2 / math.hypot(*t2)
-    return tuple(map(float, t1)), tuple(map(float, t2))  # type: ignore[return-value]
+    return (x1, y1, z1), (x2 / norm, y2 / norm, z2 / norm)
 
 
-def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint) -> None:
+def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint,
+                         axis_kids: dict[str, Kids]) -> None:
     """Per-DoF position limits, dynamics, bounds, initial positions and velocities.
 
     Sources in DART's order of precedence: ``<axis*>`` (only for the kinds DART reads them
     for, see :data:`_AXES_READ`), then ``<init_pos>``/``<init_vel>``, then ``<dof>`` elements,
-    which override entries of both."""
-    count = len(DOF_SUFFIXES[raw.kind])
+    which override entries of both. ``axis_kids``: the axes' indexes :func:`_axes` made."""
+    count, read = _COUNTS[raw.kind.name]  # (enum members hash in Python: key by name)
     dofs: list[_DofValues] | None = None  # made when the file states anything beyond axes
-    for slot, tag in enumerate(_AXIS_TAGS[:_AXES_READ.get(raw.kind, 0)]):
-        axis = kids.get(tag)
-        if axis is None:
-            continue
-        axis_kids = index(axis)
-        if not _AXIS_VALUES.isdisjoint(axis_kids):
-            dofs = dofs or [_DofValues() for _ in range(count)]
-            _axis_values(ctx, axis_kids, dofs[slot])
-    raw.initial = _initial_vector(ctx, kids.get('init_pos'), 'init_pos', raw)
-    raw.velocities = _initial_vector(ctx, kids.get('init_vel'), 'init_vel', raw)
+    for slot in range(read):
+        tag = _AXIS_TAGS[slot]
+        parts = axis_kids.get(tag)
+        if parts is None:
+            axis = kids.get(tag)
+            if axis is None:
+                continue
+            parts = index(axis)
+        if 'limit' in parts or 'damping' in parts or 'dynamics' in parts:
+            if dofs is None:
+                dofs = [_DofValues() for _ in range(count)]
+            _axis_values(ctx, parts, dofs[slot])
+    sub = kids.get('init_pos')
+    raw.initial = [0.0] * count if sub is None else _initial_vector(ctx, sub, 'init_pos', raw)
+    sub = kids.get('init_vel')
+    raw.velocities = [0.0] * count if sub is None else _initial_vector(ctx, sub, 'init_vel', raw)
     if dofs is None and 'dof' not in kids:  # most joints: no limits, no dynamics
         raw.dof_dynamics = [_NO_DOF_DYNAMICS] * count
         if raw.kind is JointType.REVOLUTE:
             raw.kind = JointType.CONTINUOUS  # unlimited hinge: the model's name for it
         return
-    dofs = dofs or [_DofValues() for _ in range(count)]
+    if dofs is None:
+        dofs = [_DofValues() for _ in range(count)]
     if 'dof' in kids:
         for dof in children(element, 'dof'):
             dof_slot = _dof_index(ctx, dof, raw)
             if dof_slot is None:
                 continue
             _dof_values(ctx, dof, dofs[dof_slot], raw, dof_slot)
+    limited = False
+    stated = None
     for values in dofs:
-        if values.position[0] > values.position[1]:
-            warn(ctx, f'joint {raw.name!r}: lower limit {values.position[0]:g} is above upper '
-                 f'limit {values.position[1]:g}; read in order (DART keeps them inverted, which '
+        lower, upper = position = values.position
+        if lower > upper:
+            warn(ctx, f'joint {raw.name!r}: lower limit {lower:g} is above upper '
+                 f'limit {upper:g}; read in order (DART keeps them inverted, which '
                  'no position satisfies)', raw.line, 'SKEL_LIMIT_ORDER')
-            values.position.reverse()
+            position.reverse()
+        if not limited and (isfinite(lower) or isfinite(upper)):
+            limited = True
+        if stated is None and (values.damping_stated or values.friction_stated):
+            stated = values
     raw.dof_dynamics = [values.dynamics() for values in dofs]
-    stated = next((v for v in dofs if v.damping_stated or v.friction_stated), None)
     if stated is not None:
         raw.dynamics = Dynamics(stated.damping, stated.friction)
-    if any(math.isfinite(bound) for v in dofs for bound in v.position):
-        raw.limits = [Limits(*(b if math.isfinite(b) else None for b in v.position))
-                      for v in dofs]
+    if limited:
+        raw.limits = [Limits(*(b if isfinite(b) else None for b in v.position)) for v in dofs]
     elif raw.kind is JointType.REVOLUTE:
         raw.kind = JointType.CONTINUOUS  # unlimited hinge: the model's name for it
 
@@ -268,10 +304,13 @@ def _axis_values(ctx: Ctx, kids: Kids, values: _DofValues) -> None:
     is the axis' :func:`~.values.index`."""
     limit = kids.get('limit')
     if limit is not None:
-        for side, tag in enumerate(('lower', 'upper')):
-            sub = child(limit, tag)
-            if sub is not None:
-                values.position[side] = number(ctx, sub, allow_inf=True)
+        bounds = index(limit)
+        sub = bounds.get('lower')
+        if sub is not None:
+            values.position[0] = number(ctx, sub, allow_inf=True)
+        sub = bounds.get('upper')
+        if sub is not None:
+            values.position[1] = number(ctx, sub, allow_inf=True)
     old_damping = kids.get('damping')
     if old_damping is not None:
         values.damping, values.damping_stated = number(ctx, old_damping), True
@@ -280,8 +319,9 @@ def _axis_values(ctx: Ctx, kids: Kids, values: _DofValues) -> None:
     if dynamics is None:
         return
     values.plain = False
+    parts = index(dynamics)
     for tag, attribute in _DYNAMICS_TAGS:
-        sub = child(dynamics, tag)
+        sub = parts.get(tag)
         if sub is not None:
             setattr(values, attribute, number(ctx, sub))
             if attribute in ('damping', 'friction'):
@@ -350,8 +390,12 @@ def _dof_index(ctx: Ctx, dof: etree._Element, raw: RawJoint) -> int | None:
 def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint | None:
     """One ``<joint>``, or None for a joint DART discards (an unknown type, no child body; with
     a warning); raises a FormatError subclass for anything DART would not build."""
-    name = required_attr(element, 'name', ctx.file)
-    type_name = required_attr(element, 'type', ctx.file)
+    name = element.get('name')
+    if name is None:
+        required_attr(element, 'name', ctx.file)  # raises
+    type_name = element.get('type')
+    if type_name is None:
+        required_attr(element, 'type', ctx.file)  # raises
     if type_name in _UNBUILDABLE:
         raise UnsupportedError(f'joint {name!r} has type {type_name!r}: DART 6.20 reads it but '
                                'cannot build it (the joint is discarded and the skeleton left '
@@ -364,17 +408,23 @@ def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint | None:
              'SKEL_UNKNOWN_JOINT_TYPE')
         return None
     kids = index(element)
-    parent = _name_of(ctx, element, kids, 'parent', name)
-    child_body = _name_of(ctx, element, kids, 'child', name)
-    if child_body is None:
+    sub = kids.get('parent')  # the body names, read past only when missing or empty (warned)
+    parent = (sub.text or '').strip() if sub is not None else ''
+    if not parent:
+        parent = _name_of(ctx, element, kids, 'parent', name) or WORLD
+    sub = kids.get('child')
+    child_body = (sub.text or '').strip() if sub is not None else ''
+    if not child_body and _name_of(ctx, element, kids, 'child', name) is None:
         return None
-    raw = RawJoint(name, kind, parent or WORLD, child_body,
+    raw = RawJoint(name, kind, parent, child_body,
                    transformation(ctx, kids.get('transformation')), element.sourceline)
-    raw.actuator = _actuator(ctx, element, name)
-    _axes(ctx, element, kids, raw)
+    if element.get('actuator') is not None:
+        raw.actuator = _actuator(ctx, element, name)
+    axis_kids: dict[str, Kids] = {}
+    _axes(ctx, element, kids, raw, axis_kids)
     if raw.kind is JointType.FIXED and kind is not JointType.FIXED:  # a zero axis: no DoF
         return raw
-    _limits_and_dynamics(ctx, element, kids, raw)
+    _limits_and_dynamics(ctx, element, kids, raw, axis_kids)
     return raw
 
 

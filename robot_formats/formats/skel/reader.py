@@ -37,10 +37,10 @@ from lxml import etree
 from robot_formats.core.errors import CycleError, Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.model import (WORLD, Collision, DofDynamics, Inertial, Joint, JointType,
                                       Link, Material, Model, Pose, Scene, SoftBody, Vec3, Visual,
-                                      dof_names, vec3)
+                                      dof_names)
 from robot_formats.core.xmlsafe import local_name, read_xml, required_attr
 from robot_formats.formats.skel.joints import RawJoint, read_joint
-from robot_formats.formats.skel.rigid import Rigid, compose, inverse, to_pose
+from robot_formats.formats.skel.rigid import IDENTITY_POSE, Rigid, compose, inverse, to_pose
 from robot_formats.formats.skel.shapes import (mesh_bounds, read_geometry, shape_inertia,
                                                shape_volume, soft_body)
 from robot_formats.formats.skel.values import (IDENTITY, Ctx, boolean, child, children, index,
@@ -105,21 +105,39 @@ def _physics(ctx: Ctx, world: etree._Element) -> dict[str, object]:
 
 # --- bodies ---------------------------------------------------------------------------------------
 
-def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._Element]
-          ) -> Link:
-    """One ``<body>``; ``kids`` is its :func:`~.values.index`."""
+def _body_parts(element: etree._Element
+                ) -> tuple[dict[str, etree._Element], list[tuple[str, etree._Element]]]:
+    """One pass over a ``<body>``'s children: the first child of each name (as
+    :func:`~.values.index`) and its shape elements in document order."""
+    kids: dict[str, etree._Element] = {}
+    holders: list[tuple[str, etree._Element]] = []
+    for sub in element:
+        tag = sub.tag
+        if tag.__class__ is not str:  # a comment or processing instruction
+            continue
+        if tag[0] == '{':
+            tag = tag.rpartition('}')[2]
+        if tag in _SHAPE_HOLDERS:
+            holders.append((tag, sub))
+        if tag not in kids:
+            kids[tag] = sub
+    return kids, holders
+
+
+def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._Element],
+          holders: list[tuple[str, etree._Element]]) -> Link:
+    """One ``<body>``; ``kids`` and ``holders`` are its :func:`_body_parts`."""
     visuals: list[Visual] = []
     collisions: list[Collision] = []
     solids: list[tuple[object, Rigid]] = []  # (inertia geometry, placement), DART order
     soft: SoftBody | None = None
-    for holder in element.iterchildren(*_SHAPE_HOLDERS):
-        tag = holder.tag
-        if '}' in tag:
-            tag = tag.rpartition('}')[2]
+    for tag, holder in holders:
         parts = index(holder)
-        frame = transformation(ctx, parts.get('transformation'))
+        sub = parts.get('transformation')
+        frame = IDENTITY if sub is None else transformation(ctx, sub)
         frame_pose = to_pose(frame)
-        material = _material(ctx, parts.get('color'))
+        sub = parts.get('color')
+        material = None if sub is None else _material(ctx, sub)
         pieces, proxy = read_geometry(ctx, holder, tag == 'soft_shape', parts)
         if tag != 'soft_shape':
             solids.append((proxy, frame))
@@ -131,21 +149,19 @@ def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._E
         for geometry, offset in pieces:
             origin = frame_pose if offset is IDENTITY else to_pose(compose(frame, offset))
             if tag != 'collision_shape':
-                visuals.append(Visual(geometry, origin, material=material))
+                visuals.append(Visual(geometry, origin, None, material))
             if tag != 'visualization_shape':
                 collisions.append(Collision(geometry, origin))
-    return Link(name, _inertial(ctx, kids.get('inertia'), name, solids), tuple(visuals),
-                tuple(collisions), element.sourceline,
-                _flag(ctx, kids.get('gravity'), True) is not False,
-                _flag(ctx, kids.get('self_collide'), None), soft)
+    inertial = _inertial(ctx, kids.get('inertia'), name, solids)
+    sub = kids.get('gravity')
+    gravity = True if sub is None else boolean(ctx, sub)
+    sub = kids.get('self_collide')
+    return Link(name, inertial, tuple(visuals), tuple(collisions), element.sourceline, gravity,
+                None if sub is None else boolean(ctx, sub), soft)
 
 
-#: The shape elements of a body, in any or no namespace (document order is kept).
-_SHAPE_HOLDERS = ('{*}visualization_shape', '{*}collision_shape', '{*}soft_shape')
-
-
-def _flag(ctx: Ctx, sub: etree._Element | None, default: bool | None) -> bool | None:
-    return default if sub is None else boolean(ctx, sub)
+#: The shape elements of a body (local names; document order is kept).
+_SHAPE_HOLDERS = frozenset(('visualization_shape', 'collision_shape', 'soft_shape'))
 
 
 def _material(ctx: Ctx, color: etree._Element | None) -> Material | None:
@@ -170,13 +186,13 @@ def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
         require(ctx, element, 'mass', f'<inertia> of body {name!r}')  # raises
     mass = number(ctx, mass_el)
     offset_el = parts.get('offset')
-    com = vec3(vector(ctx, offset_el)) if offset_el is not None else (0.0, 0.0, 0.0)
+    com: Vec3 = vector(ctx, offset_el) if offset_el is not None else _ORIGIN  # type: ignore
     moments = parts.get('moment_of_inertia')
     inertia: tuple[float, ...] | None
     if moments is not None:
         values = index(moments)
-        inertia = tuple(number(ctx, values[key] if key in values else require(ctx, moments, key))
-                        for key in _MOMENTS)
+        inertia = tuple([number(ctx, values[key] if key in values else
+                                require(ctx, moments, key)) for key in _MOMENTS])
     else:
         inertia = _composite_inertia(solids, mass, com, ctx.meshes)
         if inertia is None:
@@ -188,35 +204,66 @@ def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
             raise InvalidValueError(f'body {name!r}: the inertia computed from its shapes is '
                                     'not finite (sizes, mass or offset too large)', ctx.file,
                                     element.sourceline)
-    return Inertial(mass, Pose(com), inertia)  # type: ignore[arg-type]
+    return Inertial(mass, IDENTITY_POSE if com is _ORIGIN else Pose(com),
+                    inertia)  # type: ignore[arg-type]
+
+
+_ORIGIN = (0.0, 0.0, 0.0)
 
 
 # --- skeletons ------------------------------------------------------------------------------------
 
 def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
-    kids = index(element)
+    kids: dict[str, etree._Element] = {}  # one pass: the first child of each name, all bodies
+    body_elements: list[etree._Element] = []  # and joints
+    joint_elements: list[etree._Element] = []
+    for sub in element:
+        tag = sub.tag
+        if tag.__class__ is not str:  # a comment or processing instruction
+            continue
+        if tag[0] == '{':
+            tag = tag.rpartition('}')[2]
+        if tag == 'body':
+            body_elements.append(sub)
+        elif tag == 'joint':
+            joint_elements.append(sub)
+        if tag not in kids:
+            kids[tag] = sub
     frame = transformation(ctx, kids.get('transformation'))
     bodies: dict[str, etree._Element] = {}
-    for body in children(element, 'body'):
-        body_name = required_attr(body, 'name', ctx.file)
+    for body in body_elements:
+        body_name = body.get('name')
+        if body_name is None:
+            required_attr(body, 'name', ctx.file)  # raises
         if body_name in bodies:
             warn(ctx, f'skeleton {name!r} has a second body named {body_name!r} (the first is '
                  f'on line {bodies[body_name].sourceline}); ignored, as DART discards it',
                  body.sourceline, 'SKEL_DUPLICATE_NAME')
             continue
-        bodies[body_name] = body
-    by_child = _joints_by_child(ctx, element, bodies)
-    body_kids = {b: index(e) for b, e in bodies.items()}
-    poses = {b: compose(frame, transformation(ctx, body_kids[b].get('transformation')))
-             for b in bodies}
+        bodies[body_name] = body  # type: ignore[index]
+    by_child = _joints_by_child(ctx, joint_elements, bodies)
+    parts = {}
+    poses: dict[str, Rigid] = {}
+    for body_name, body in bodies.items():
+        parts[body_name] = body_kids, _ = _body_parts(body)
+        poses[body_name] = compose(frame, transformation(ctx, body_kids.get('transformation')))
     order = _creation_order(ctx, by_child)
-    used = {end for j in order for end in (j.parent, j.child)} - {WORLD}
-    links = tuple(_body(ctx, bodies[b], b, body_kids[b]) for b in bodies if b in used)
+    used = set()
+    for raw in order:
+        used.add(raw.parent)
+        used.add(raw.child)
+    used.discard(WORLD)
+    links = tuple([_body(ctx, bodies[b], b, *parts[b]) for b in bodies if b in used])
     joint_names: set[str] = set()
-    joints = tuple(_place(j, poses, joint_names) for j in order)
-    names = [dof_names(joint) for joint in joints]
-    initial = {dof: v for j, dofs in zip(order, names) for dof, v in zip(dofs, j.initial)}
-    velocities = {dof: v for j, dofs in zip(order, names) for dof, v in zip(dofs, j.velocities)}
+    inverses: dict[str, Rigid] = {}
+    joints = tuple([_place(j, poses, inverses, joint_names) for j in order])
+    initial: dict[str, float] = {}
+    velocities: dict[str, float] = {}
+    for raw, placed in zip(order, joints):
+        if raw.initial:
+            names = dof_names(placed)
+            initial.update(zip(names, raw.initial))
+            velocities.update(zip(names, raw.velocities))
     return Model(name, links, joints, static=not _mobile(ctx, kids),
                  initial_positions=initial, source=ctx.file, initial_velocities=velocities)
 
@@ -228,11 +275,11 @@ def _mobile(ctx: Ctx, kids: dict[str, etree._Element]) -> bool:
     return not boolean(ctx, immobile) if immobile is not None else True
 
 
-def _joints_by_child(ctx: Ctx, skeleton: etree._Element, bodies: dict[str, etree._Element]
-                     ) -> dict[str, RawJoint]:
-    """Joints keyed by child body, in file order, every reference checked."""
+def _joints_by_child(ctx: Ctx, elements: list[etree._Element],
+                     bodies: dict[str, etree._Element]) -> dict[str, RawJoint]:
+    """Joints (``elements``) keyed by child body, in file order, every reference checked."""
     by_child: dict[str, RawJoint] = {}
-    for element in children(skeleton, 'joint'):
+    for element in elements:
         joint = read_joint(ctx, element)
         if joint is None:  # a joint DART discards (warned)
             continue
@@ -284,17 +331,28 @@ def _creation_order(ctx: Ctx, by_child: dict[str, RawJoint]) -> list[RawJoint]:
     return order
 
 
-def _place(raw: RawJoint, poses: dict[str, Rigid], names: set[str]) -> Joint:
-    """The model joint: ``X_PJ = B_parent⁻¹ · B_child · X_CJ`` (B_world = I)."""
+def _place(raw: RawJoint, poses: dict[str, Rigid], inverses: dict[str, Rigid],
+           names: set[str]) -> Joint:
+    """The model joint: ``X_PJ = B_parent⁻¹ · B_child · X_CJ`` (B_world = I); ``inverses``
+    keeps each parent's ``B⁻¹`` (a body is often the parent of several joints)."""
     origin = poses[raw.child]
-    if raw.parent != WORLD:
-        origin = compose(inverse(poses[raw.parent]), origin)
-    if raw.t_cj is not IDENTITY:
-        origin = compose(origin, raw.t_cj)
-    return Joint(_unique(raw.name, names), raw.kind, raw.parent, raw.child,
-                 to_pose(origin), raw.axis, raw.axis2, to_pose(raw.t_cj), tuple(raw.limits),
-                 raw.dynamics, axis_order=raw.axis_order, line=raw.line,
-                 actuator=raw.actuator, dof_dynamics=tuple(raw.dof_dynamics))
+    parent = raw.parent
+    if parent != WORLD:
+        inverted = inverses.get(parent)
+        if inverted is None:
+            inverted = inverses[parent] = inverse(poses[parent])
+        origin = compose(inverted, origin)
+    t_cj = raw.t_cj
+    if t_cj is not IDENTITY:
+        origin = compose(origin, t_cj)
+    name = raw.name
+    if name in names:
+        name = _unique(name, names)
+    else:
+        names.add(name)
+    return Joint(name, raw.kind, parent, raw.child, to_pose(origin), raw.axis, raw.axis2,
+                 to_pose(t_cj), tuple(raw.limits), raw.dynamics, None, raw.axis_order, 0.0,
+                 raw.line, raw.actuator, tuple(raw.dof_dynamics))
 
 
 def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec3,
@@ -302,16 +360,20 @@ def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec
     """Inertia (ixx, ixy, ixz, iyy, iyz, izz) about the COM of all (non-soft) shapes as one
     solid of ``mass``, the mass shared by volume (what DART 6.20 does when
     ``<moment_of_inertia>`` is absent)."""
-    solids = [(mesh_bounds(proxy, meshes), frame) for proxy, frame in solids]
-    known = [shape_volume(proxy) for proxy, _ in solids]
-    volumes = [v for v in known if v is not None]
-    if not solids or len(volumes) < len(known) or mass <= 0:
+    if not solids:
         return None
-    total = sum(volumes)
+    proxies = [mesh_bounds(proxy, meshes) for proxy, _ in solids]
+    volumes = [shape_volume(proxy) for proxy in proxies]
+    if None in volumes or mass <= 0:
+        return None
+    total = sum(volumes)  # type: ignore[arg-type]
     if total <= 0:  # only zero-size shapes
         return (0.0,) * 6
-    parts = [shape_inertia(proxy, mass * v / total, frame, com)  # type: ignore[arg-type]
-             for (proxy, frame), v in zip(solids, volumes)]
-    if None in parts:
-        return None
-    return tuple(map(sum, zip(*parts)))  # type: ignore[arg-type]
+    xx = xy = xz = yy = yz = zz = 0.0
+    for proxy, (_, frame), volume in zip(proxies, solids, volumes):
+        part = shape_inertia(proxy, mass * volume / total, frame, com)  # type: ignore
+        if part is None:
+            return None
+        xx, xy, xz, yy, yz, zz = (xx + part[0], xy + part[1], xz + part[2], yy + part[3],
+                                  yz + part[4], zz + part[5])
+    return (xx, xy, xz, yy, yz, zz)

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-import numpy as np
 from lxml import etree
 
 from robot_formats.core import meshes
@@ -74,6 +73,7 @@ _SOFT_EXTRA = {'box': ('frags',), 'ellipsoid': ('num_slices', 'num_stacks'),
 #: these it holds, whatever their order in the file (measured with dartpy, pair by pair).
 SHAPE_PRIORITY = ('sphere', 'box', 'ellipsoid', 'cylinder', 'capsule', 'cone', 'pyramid',
                   'plane', 'multi_sphere', 'mesh')
+_SHAPES = frozenset(SHAPE_PRIORITY)
 
 
 def _size_value(ctx: Ctx, element: etree._Element, tag: str, default: float = 1.0) -> float:
@@ -149,10 +149,22 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
     geometry = parts.get('geometry')
     if geometry is None:
         require(ctx, holder, 'geometry')  # raises
-    shape = _shape_element(ctx, geometry)
-    kind = local_name(shape)
+    shape = kind = None
+    for sub in geometry:  # type: ignore[union-attr]  # most geometries: one known shape
+        tag = sub.tag
+        if tag.__class__ is not str:  # a comment or processing instruction
+            continue
+        if tag[0] == '{':
+            tag = tag.rpartition('}')[2]
+        if shape is not None or tag not in _SHAPES:
+            shape = None  # anything else: the full rules (priority, warnings)
+            break
+        shape, kind = sub, tag
+    if shape is None:
+        shape = _shape_element(ctx, geometry)  # type: ignore[arg-type]
+        kind = local_name(shape)
     if soft:
-        for extra in _SOFT_EXTRA.get(kind, ()):
+        for extra in _SOFT_EXTRA.get(kind, ()):  # type: ignore[arg-type]
             if child(shape, extra) is None:
                 raise SchemaError(f'soft <{kind}> needs <{extra}> (this looks like the old '
                                   'soft-body syntax, which DART 6 no longer reads)', ctx.file,
@@ -224,20 +236,20 @@ def _mesh(ctx: Ctx, shape: etree._Element) -> Mesh:
 
 def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, Rigid]:
     normal_el = require(ctx, shape, 'normal')
-    values = vector(ctx, normal_el)
-    normal, norm = np.asarray(values), math.hypot(*values)
+    x, y, z = vector(ctx, normal_el)
+    norm = math.hypot(x, y, z)
     if norm < 1e-12:
         raise InvalidValueError('plane <normal> has zero length', ctx.file, normal_el.sourceline)
-    normal = normal / norm
+    x, y, z = x / norm, y / norm, z / norm
     offset_el, point_el = child(shape, 'offset'), child(shape, 'point')
     if offset_el is not None:
         offset = number(ctx, offset_el)
     elif point_el is not None:
-        offset = float(normal @ np.asarray(vector(ctx, point_el)))
+        px, py, pz = vector(ctx, point_el)
+        offset = x * px + y * py + z * pz
     else:
         offset = 0.0
-    return (Plane(tuple(float(v) for v in normal)),  # type: ignore[arg-type]
-            translation(*(float(v) for v in normal * offset)))
+    return Plane((x, y, z)), translation(x * offset, y * offset, z * offset)
 
 
 def shape_inertia(geometry: Geometry, mass: float, placement: Rigid, com: Vec3

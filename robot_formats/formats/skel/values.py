@@ -48,10 +48,14 @@ def warn(ctx: Ctx, message: str, line: int | None, code: str) -> None:
 
 
 def child(element: etree._Element, tag: str) -> etree._Element | None:
-    """The first child element named ``tag`` in any or no namespace, or None (lxml filters
-    the children in C: twice as fast as comparing every child's name here)."""
-    for sub in element.iterchildren('{*}' + tag):
-        return sub
+    """The first child element named ``tag`` in any or no namespace, or None (a loop over the
+    children: ``iterchildren('{*}tag')`` builds a tag matcher per call, which costs more than
+    comparing the few children SKEL elements have)."""
+    for sub in element:
+        name = sub.tag
+        if name == tag or (name.__class__ is str and name[:1] == '{'
+                           and name.endswith('}' + tag)):
+            return sub
     return None
 
 
@@ -60,9 +64,11 @@ def index(element: etree._Element) -> dict[str, etree._Element]:
     children (what :func:`child` returns, for elements asked about several tags: a dict lookup
     per tag instead of a scan per tag)."""
     kids: dict[str, etree._Element] = {}
-    for sub in element.iterchildren(etree.Element):
+    for sub in element:
         tag = sub.tag
-        if '}' in tag:
+        if tag.__class__ is not str:  # a comment or processing instruction
+            continue
+        if tag[0] == '{':
             tag = tag.rpartition('}')[2]
         if tag not in kids:
             kids[tag] = sub
