@@ -61,7 +61,8 @@ class Pose:
         """URDF/SDF convention: fixed-axis roll about X, then pitch about Y, then yaw about Z."""
         if not any(rpy):
             return cls((float(xyz[0]), float(xyz[1]), float(xyz[2])))
-        roll, pitch, yaw = (r * 0.5 for r in rpy)
+        roll, pitch, yaw = rpy
+        roll, pitch, yaw = roll * 0.5, pitch * 0.5, yaw * 0.5
         cr, sr = math.cos(roll), math.sin(roll)
         cp, sp = math.cos(pitch), math.sin(pitch)
         cy, sy = math.cos(yaw), math.sin(yaw)
@@ -69,7 +70,7 @@ class Pose:
                 cr * sp * cy + sr * cp * sy,
                 cr * cp * sy - sr * sp * cy,
                 cr * cp * cy + sr * sp * sy)
-        return cls(tuple(float(v) for v in xyz), quat)  # type: ignore[arg-type]
+        return cls((float(xyz[0]), float(xyz[1]), float(xyz[2])), quat)
 
     @property
     def is_identity(self) -> bool:

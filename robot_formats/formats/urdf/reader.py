@@ -22,19 +22,20 @@ URIs are kept as written.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from typing import NoReturn
 from pathlib import Path
 from urllib.parse import urlparse
 
-import numpy as np
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
-from robot_formats.core.model import (Box, Capsule, Collision, Cylinder, Dynamics, Geometry,
-                                      Inertial, Joint, JointType, Limits, Link, Material, Mesh,
-                                      Mimic, Model, Pose, Scene, Sphere, Visual, Vec3, vec3)
+from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
+                                      Geometry, Inertial, Joint, JointType, Limits, Link,
+                                      Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
+                                      Vec3, vec3)
 from robot_formats.core.xmlrepair import UNDECLARED_NAMESPACE
 from robot_formats.core.xmlsafe import attr_float, floats, local_name, read_xml, required_attr
 
@@ -54,7 +55,14 @@ SUPPORTED_VERSIONS = ((1, 0), (1, 1), (1, 2))
 _SHAPES = 'box, cylinder, sphere, mesh and (from URDF 1.1) capsule'
 _INERTIA = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 _INTEGER = re.compile(r'\s*[+-]?[0-9]+')
-_NAMESPACED = etree.XPath("//*[namespace-uri() != '']")
+#: Every element in a namespace below the root (one C-level scan; the root is no extension).
+_NAMESPACED = etree.XPath('descendant::*[namespace-uri()]')
+#: Mesh and texture names that are URIs (urlparse finds their scheme), the common case.
+_URI_PREFIXES = ('package://', 'file://')
+#: The joint parts robot_formats does not use but checks as urdfdom does, with their numbers.
+_CONTROLLER_PARTS = (('safety_controller', ('soft_lower_limit', 'soft_upper_limit', 'k_position',
+                                            'k_velocity')),
+                     ('calibration', ('rising', 'falling')))
 
 
 def read_urdf(path: str | Path, warnings: list[Diagnostic] | None = None) -> Scene:
@@ -72,6 +80,9 @@ def parse_urdf_element(root: etree._Element, file: str | None,
 
 def mesh_uri(filename: str, base_dir: Path | None) -> str:
     """A URI rviz can open: relative and plain absolute paths become ``file://`` URIs."""
+    if filename.startswith(_URI_PREFIXES) and filename.isascii() and '[' not in filename \
+            and ']' not in filename:
+        return filename  # what urlparse says of them (a scheme, nothing it refuses), cheaply
     if urlparse(filename).scheme:
         return filename
     path = Path(filename)
@@ -95,10 +106,56 @@ def _urdf_child(element: etree._Element, tag: str) -> etree._Element | None:
     return None
 
 
+def _first_children(element: etree._Element) -> dict[str, etree._Element]:
+    """:func:`_urdf_child` of every name at once, in one pass over the children: each URDF
+    name (an element without a prefix, by local name) → its first child of that name."""
+    found: dict[str, etree._Element] = {}
+    for child in element:
+        tag = child.tag
+        if not isinstance(tag, str):
+            continue  # comments, processing instructions
+        if tag[0] == '{':  # in a namespace: by local name, unless prefixed (an extension)
+            if child.prefix is not None:
+                continue
+            tag = tag.rpartition('}')[2]
+        if tag not in found:
+            found[tag] = child
+    return found
+
+
 def _written_name(element: etree._Element) -> str:
     """The element's name as written in the file (``drake:joint``)."""
     name = local_name(element)
     return f'{element.prefix}:{name}' if element.prefix else name
+
+
+def _vector(text: str | None, file: str | None, line: int | None, what: str,
+            count: int) -> tuple[float, ...]:
+    """:func:`floats` with an exact count, its common case (plain finite numbers) inline."""
+    if text is not None and '_' not in text:
+        try:
+            values = tuple(map(float, text.split()))
+        except ValueError:
+            pass
+        else:
+            if len(values) == count and math.isfinite(sum(values)):
+                return values
+    return floats(text, file, line, what, count)
+
+
+def _number(element: etree._Element, name: str, file: str | None,
+            default: float | None = None) -> float:
+    """:func:`attr_float`, its common case (a plain finite number) inline."""
+    text = element.get(name)
+    if text is not None and '_' not in text:
+        try:
+            value = float(text)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(value):
+                return value
+    return attr_float(element, name, file, default)
 
 
 class _Ignored(Exception):
@@ -115,9 +172,16 @@ class _UrdfParser:
     def __init__(self, file: str | None, warnings: list[Diagnostic]) -> None:
         self.file = file
         self.warnings = warnings
-        self.base_dir = Path(file).resolve().parent if file else None
+        self._base_dir: Path | None = None
         self.materials: dict[str, Material] = {}
         self.version = (1, 0)
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The URDF's directory (resolved once, when a relative path first needs it)."""
+        if self._base_dir is None and self.file:
+            self._base_dir = Path(self.file).resolve().parent
+        return self._base_dir
 
     def warn(self, message: str, element: etree._Element | None, code: str = 'WARNING',
              line: int | None = None) -> None:
@@ -138,13 +202,23 @@ class _UrdfParser:
         links: dict[str, Link] = {}
         joints: dict[str, Joint] = {}
         for child in root:
-            if not isinstance(child.tag, str) or child.prefix is not None:
-                continue  # comments; other tools' namespaces (noted above)
-            tag = local_name(child)
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue  # comments
+            if tag[0] == '{':
+                if child.prefix is not None:
+                    continue  # other tools' namespaces (noted above)
+                tag = tag.rpartition('}')[2]
             if tag == 'link':
-                self.add_unique(links, self.link(child), 'links', child)
+                link = self.link(child)
+                if link.name in links:
+                    self.duplicate(link, 'links', child)
+                links[link.name] = link
             elif tag == 'joint':
-                self.add_unique(joints, self.joint(child), 'joints', child)
+                joint = self.joint(child)
+                if joint.name in joints:
+                    self.duplicate(joint, 'joints', child)
+                joints[joint.name] = joint
             elif tag not in _FOREIGN and tag != 'material':
                 self.warn(f'ignored unknown element <{tag}>', child, 'URDF_UNKNOWN_ELEMENT')
         if not links:
@@ -201,42 +275,42 @@ class _UrdfParser:
                 f'<{name}> is an extension in {where}, not a URDF element: ignored{more}',
                 self.file, first.sourceline, 'URDF_EXTENSION_ELEMENT', 'note'))
 
-    def add_unique(self, items: dict, item: Link | Joint, what: str,
-                   element: etree._Element) -> None:
-        if item.name in items:
-            raise DuplicateNameError(f'two {what} are named {item.name!r}', self.file,
-                                     element.sourceline)
-        items[item.name] = item
+    def duplicate(self, item: Link | Joint, what: str, element: etree._Element) -> NoReturn:
+        raise DuplicateNameError(f'two {what} are named {item.name!r}', self.file,
+                                 element.sourceline)
 
     # --- numbers and poses --------------------------------------------------------------------
-    def origin(self, parent: etree._Element) -> Pose:
-        element = _urdf_child(parent, 'origin')
+    def origin(self, element: etree._Element | None) -> Pose:
+        """The pose an ``<origin>`` element (None: absent) gives."""
         if element is None:
-            return Pose()
+            return IDENTITY
         line = element.sourceline
-        xyz = floats(element.get('xyz', '0 0 0'), self.file, line, '<origin xyz>', 3)
+        xyz_text = element.get('xyz')
+        xyz = (0.0, 0.0, 0.0) if xyz_text is None else _vector(
+            xyz_text, self.file, line, '<origin xyz>', 3)
         rpy_text, quat_text = element.get('rpy'), element.get('quat_xyzw')
         if quat_text is not None and self.version < (1, 1):
             self.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
                       'urdfdom does', element, 'URDF_VERSION_FEATURE')
             quat_text = None
         if quat_text is None:
-            rpy = floats(rpy_text or '0 0 0', self.file, line, '<origin rpy>', 3)
-            return Pose.from_xyz_rpy(xyz, rpy)
+            if not rpy_text:  # absent or empty: no rotation
+                return Pose(xyz)  # type: ignore[arg-type]
+            return Pose.from_xyz_rpy(xyz, _vector(rpy_text, self.file, line, '<origin rpy>', 3))
         if rpy_text is not None:
             raise SchemaError('<origin> gives both rpy and quat_xyzw; give one of them',
                               self.file, line)
-        quat = np.asarray(floats(quat_text, self.file, line, '<origin quat_xyzw>', 4))
-        norm = float(np.linalg.norm(quat))
+        x, y, z, w = floats(quat_text, self.file, line, '<origin quat_xyzw>', 4)
+        norm = math.sqrt(x * x + y * y + z * z + w * w)
         if norm < 1e-12:
             self.warn('<origin quat_xyzw="0 0 0 0"> is no rotation: read as the identity, as '
                       'urdfdom does', element, 'URDF_QUATERNION')
-            return Pose(tuple(xyz))  # type: ignore[arg-type]
-        return Pose(tuple(xyz), tuple(float(v) for v in quat / norm))  # type: ignore[arg-type]
+            return Pose(xyz)  # type: ignore[arg-type]
+        return Pose(xyz, (x / norm, y / norm, z / norm, w / norm))  # type: ignore[arg-type]
 
     def size(self, shape: etree._Element, name: str) -> float:
         """A shape dimension; a negative one is read as its magnitude, with a warning."""
-        value = attr_float(shape, name, self.file)
+        value = _number(shape, name, self.file)
         if value < 0:
             self.warn(f'<{local_name(shape)} {name}="{shape.get(name)}"> is negative: read as '
                       f'{-value:g}', shape, 'URDF_NEGATIVE_SIZE')
@@ -244,13 +318,30 @@ class _UrdfParser:
 
     # --- links --------------------------------------------------------------------------------
     def link(self, element: etree._Element) -> Link:
-        name = required_attr(element, 'name', self.file)
-        inertial_el = _urdf_child(element, 'inertial')
+        name = element.get('name')
+        if name is None:
+            name = required_attr(element, 'name', self.file)
+        inertial_el = None
+        visual_els: list[etree._Element] = []
+        collision_els: list[etree._Element] = []
+        for child in element:  # one pass; read in urdfdom's order: inertial, visuals, collisions
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue
+            if tag[0] == '{':
+                if child.prefix is not None:
+                    continue
+                tag = tag.rpartition('}')[2]
+            if tag == 'visual':
+                visual_els.append(child)
+            elif tag == 'collision':
+                collision_els.append(child)
+            elif tag == 'inertial' and inertial_el is None:
+                inertial_el = child
         inertial = (self.readable(self.inertial, inertial_el, name)
                     if inertial_el is not None else None)
-        visuals = [self.readable(self.visual, v, name) for v in _urdf_children(element, 'visual')]
-        collisions = [self.readable(self.collision, c, name)
-                      for c in _urdf_children(element, 'collision')]
+        visuals = [self.readable(self.visual, v, name) for v in visual_els]
+        collisions = [self.readable(self.collision, c, name) for c in collision_els]
         return Link(name, inertial, tuple(v for v in visuals if v is not None),
                     tuple(c for c in collisions if c is not None), element.sourceline)
 
@@ -272,19 +363,28 @@ class _UrdfParser:
         """As urdfdom reads it: without a readable origin and mass it is ignored (the link is
         massless); without a complete, readable <inertia> the mass is kept and the inertia is
         zero."""
-        origin = self.origin(element)
-        mass_el = _urdf_child(element, 'mass')
+        parts = _first_children(element)
+        origin = self.origin(parts.get('origin'))
+        mass_el = parts.get('mass')
         if mass_el is None:
             raise _Ignored('it has no <mass>', element.sourceline, 'URDF_MALFORMED_ELEMENT')
-        mass = attr_float(mass_el, 'value', self.file)
+        mass = _number(mass_el, 'value', self.file)
         if mass < 0:
             raise _Ignored(f'the mass {mass:g} is negative (urdfdom keeps it; no simulator or '
                            'dynamics solver can use it)', mass_el.sourceline,
                            'URDF_NEGATIVE_MASS', as_urdfdom=False)
-        return Inertial(mass, origin, self.inertia(element))  # type: ignore[arg-type]
+        return Inertial(mass, origin, self.inertia(element, parts.get('inertia')))
 
-    def inertia(self, inertial: etree._Element) -> tuple[float, ...]:
-        inertia_el = _urdf_child(inertial, 'inertia')
+    def inertia(self, inertial: etree._Element, inertia_el: etree._Element | None
+                ) -> tuple[float, float, float, float, float, float]:
+        if inertia_el is not None:
+            try:  # the common case: six plain finite numbers
+                values = tuple(map(float, map(inertia_el.get, _INERTIA)))  # type: ignore[arg-type]
+                if math.isfinite(sum(values)) and not any(
+                        '_' in inertia_el.get(key) for key in _INERTIA):  # type: ignore[operator]
+                    return values  # type: ignore[return-value]
+            except (TypeError, ValueError):
+                pass
         try:
             if inertia_el is None:
                 raise SchemaError('it has no <inertia>', self.file, inertial.sourceline)
@@ -292,18 +392,20 @@ class _UrdfParser:
             if missing:
                 raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.file,
                                   inertia_el.sourceline)
-            return tuple(attr_float(inertia_el, key, self.file) for key in _INERTIA)
+            return tuple(attr_float(inertia_el, key, self.file)  # type: ignore[return-value]
+                         for key in _INERTIA)
         except (SchemaError, InvalidValueError) as error:
             link = inertial.getparent().get('name') if inertial.getparent() is not None else None
             self.warn(f'<inertial> of link {link!r}: {error.message}: the inertia is read as '
                       'zero and the mass kept, as urdfdom does', inertial,
                       'URDF_MALFORMED_ELEMENT', error.line)
-            return (0.0,) * 6
+            return (0.0,) * 6  # type: ignore[return-value]
 
     def visual(self, element: etree._Element) -> Visual:
-        origin = self.origin(element)
-        geometry = self.geometry(element)
-        material_el = _urdf_child(element, 'material')
+        parts = _first_children(element)
+        origin = self.origin(parts.get('origin'))
+        geometry = self.geometry(element, parts.get('geometry'))
+        material_el = parts.get('material')
         material = None
         if material_el is not None:
             if material_el.get('name') is None:
@@ -313,11 +415,12 @@ class _UrdfParser:
         return Visual(geometry, origin, element.get('name'), material)
 
     def collision(self, element: etree._Element) -> Collision:
-        origin = self.origin(element)
-        return Collision(self.geometry(element), origin, element.get('name'))
+        parts = _first_children(element)
+        origin = self.origin(parts.get('origin'))
+        return Collision(self.geometry(element, parts.get('geometry')), origin,
+                         element.get('name'))
 
-    def geometry(self, parent: etree._Element) -> Geometry:
-        holder = _urdf_child(parent, 'geometry')
+    def geometry(self, parent: etree._Element, holder: etree._Element | None) -> Geometry:
         if holder is None:
             raise _Ignored('it has no <geometry>', parent.sourceline, 'URDF_NO_GEOMETRY')
         shapes = [child for child in holder if isinstance(child.tag, str)]
@@ -328,14 +431,21 @@ class _UrdfParser:
             self.warn(f'<geometry> holds {len(shapes)} shapes: the first, '
                       f'<{_written_name(shape)}>, is used, as urdfdom does', holder,
                       'URDF_SEVERAL_SHAPES')
-        kind = _written_name(shape)
+        kind = shape.tag
+        if kind[0] == '{':
+            kind = _written_name(shape)
         if kind == 'box':
-            size = floats(required_attr(shape, 'size', self.file), self.file, shape.sourceline,
-                          '<box size>', 3)
-            if min(size) < 0:
+            text = shape.get('size')
+            if text is None:
+                text = required_attr(shape, 'size', self.file)
+            size = _vector(text, self.file, shape.sourceline, '<box size>', 3)
+            smallest = min(size)
+            if smallest < 0:
                 self.warn(f'<box size="{shape.get("size")}"> has a negative side: read as its '
                           'magnitude', shape, 'URDF_NEGATIVE_SIZE')
-            return Box(tuple(abs(v) for v in size))  # type: ignore[arg-type]
+            if smallest <= 0:  # -0.0 too
+                size = tuple(abs(v) for v in size)
+            return Box(size)  # type: ignore[arg-type]
         if kind == 'cylinder':
             return Cylinder(self.size(shape, 'radius'), self.size(shape, 'length'))
         if kind == 'sphere':
@@ -348,7 +458,9 @@ class _UrdfParser:
                        'URDF_UNKNOWN_GEOMETRY')
 
     def mesh(self, shape: etree._Element) -> Mesh:
-        filename = required_attr(shape, 'filename', self.file)
+        filename = shape.get('filename')
+        if filename is None:
+            filename = required_attr(shape, 'filename', self.file)
         text = shape.get('scale')
         scale = (1.0, 1.0, 1.0)
         if text is not None:
@@ -360,8 +472,10 @@ class _UrdfParser:
             elif len(values) != 3:
                 raise _Ignored(f'<mesh scale="{text}"> has {len(values)} numbers; URDF needs 3',
                                shape.sourceline, 'URDF_MESH_SCALE')
-            scale = values
-        return Mesh(mesh_uri(filename, self.base_dir), scale)  # type: ignore[arg-type]
+            scale = values  # type: ignore[assignment]
+        if filename.startswith(_URI_PREFIXES):
+            return Mesh(mesh_uri(filename, None), scale)
+        return Mesh(mesh_uri(filename, self.base_dir), scale)
 
     def capsule(self, shape: etree._Element) -> Capsule:
         if self.version < (1, 1):
@@ -371,8 +485,9 @@ class _UrdfParser:
 
     def material(self, element: etree._Element) -> Material:
         name = element.get('name')
-        color = _urdf_child(element, 'color')
-        texture = _urdf_child(element, 'texture')
+        parts = _first_children(element)
+        color = parts.get('color')
+        texture = parts.get('texture')
         rgba = None
         if color is not None:
             try:
@@ -406,44 +521,48 @@ class _UrdfParser:
 
     # --- joints -------------------------------------------------------------------------------
     def joint(self, element: etree._Element) -> Joint:
-        name = required_attr(element, 'name', self.file)
-        type_name = required_attr(element, 'type', self.file)
+        name = element.get('name')
+        if name is None:
+            name = required_attr(element, 'name', self.file)
+        type_name = element.get('type')
+        if type_name is None:
+            type_name = required_attr(element, 'type', self.file)
         kind = _JOINT_TYPES.get(type_name)
         if kind is None:
             raise SchemaError(f'joint {name!r} has unknown type {type_name!r} (URDF joint types: '
                               f'{", ".join(_JOINT_TYPES)})', self.file, element.sourceline)
-        parent = self.link_ref(element, 'parent', name)
-        child = self.link_ref(element, 'child', name)
-        origin = self.origin(element)
-        axis, kind = self.axis(element, name, kind)
+        parts = _first_children(element)
+        parent = self.link_ref(element, parts, 'parent', name)
+        child = self.link_ref(element, parts, 'child', name)
+        origin = self.origin(parts.get('origin'))
+        axis, kind = self.axis(parts.get('axis'), name, kind)
         axis2 = None
         if kind is JointType.PLANAR:
             axis, axis2 = _plane_axes(axis)
-        limits = self.joint_limits(element, name, kind, type_name)
-        dyn_el = _urdf_child(element, 'dynamics')
+        limits = self.joint_limits(element, parts.get('limit'), name, kind, type_name)
+        dyn_el = parts.get('dynamics')
         dynamics = None
         if dyn_el is not None:
-            dynamics = Dynamics(attr_float(dyn_el, 'damping', self.file, 0.0),
-                                attr_float(dyn_el, 'friction', self.file, 0.0))
-        self.check_unread_parts(element, name)
-        return Joint(name, kind, parent, child, origin, axis, axis2, limits=limits,
-                     dynamics=dynamics, mimic=self.mimic(element, name, kind),
-                     line=element.sourceline)
+            dynamics = Dynamics(_number(dyn_el, 'damping', self.file, 0.0),
+                                _number(dyn_el, 'friction', self.file, 0.0))
+        self.check_unread_parts(parts, name)
+        mimic_el = parts.get('mimic')
+        mimic = None if mimic_el is None else self.mimic(mimic_el, name, kind)
+        return Joint(name, kind, parent, child, origin, axis, axis2, IDENTITY, limits, dynamics,
+                     mimic, 'xyz', 0.0, element.sourceline)
 
-    def check_unread_parts(self, element: etree._Element, name: str) -> None:
+    def check_unread_parts(self, parts: dict[str, etree._Element], name: str) -> None:
         """``<dynamics>``, ``<safety_controller>`` and ``<calibration>`` as urdfdom checks them:
         what makes urdfdom refuse the file is a warning here (robot_formats uses none of the
         controller values and has always read such files)."""
         refused = '(urdfdom refuses this file)'
-        dynamics = _urdf_child(element, 'dynamics')
+        dynamics = parts.get('dynamics')
         if dynamics is not None and dynamics.get('damping') is None and \
                 dynamics.get('friction') is None:
             self.warn(f'joint {name!r}: <dynamics> gives neither damping nor friction {refused}',
                       dynamics, 'URDF_MALFORMED_ELEMENT')
-        for tag, keys in (('safety_controller', ('soft_lower_limit', 'soft_upper_limit',
-                                                 'k_position', 'k_velocity')),
-                          ('calibration', ('rising', 'falling'))):
-            part = _urdf_child(element, tag)
+        for tag, keys in _CONTROLLER_PARTS:
+            part = parts.get(tag)
             if part is None:
                 continue
             if tag == 'safety_controller' and part.get('k_velocity') is None:
@@ -451,27 +570,29 @@ class _UrdfParser:
                           part, 'URDF_MALFORMED_ELEMENT')
             for key in keys:
                 try:
-                    attr_float(part, key, self.file, 0.0)
+                    _number(part, key, self.file, 0.0)
                 except InvalidValueError as error:
                     self.warn(f'joint {name!r}: {error.message} {refused}', part,
                               'URDF_MALFORMED_ELEMENT')
 
-    def link_ref(self, element: etree._Element, tag: str, joint: str) -> str:
-        ref = _urdf_child(element, tag)
+    def link_ref(self, element: etree._Element, parts: dict[str, etree._Element], tag: str,
+                 joint: str) -> str:
+        ref = parts.get(tag)
         if ref is None:
             raise SchemaError(f'joint {joint!r} needs a <{tag}>', self.file, element.sourceline)
-        return required_attr(ref, 'link', self.file)
+        link = ref.get('link')
+        return link if link is not None else required_attr(ref, 'link', self.file)
 
-    def axis(self, element: etree._Element, name: str, kind: JointType
+    def axis(self, axis_el: etree._Element | None, name: str, kind: JointType
              ) -> tuple[Vec3, JointType]:
         """The axis (1 0 0 when absent) and the joint kind: a joint whose axis has no direction
         cannot move, and is read as fixed."""
-        axis_el = _urdf_child(element, 'axis')
         if axis_el is None:
             return (1.0, 0.0, 0.0), kind
-        axis = floats(axis_el.get('xyz', '1 0 0'), self.file, axis_el.sourceline,
-                      '<axis xyz>', 3)
-        if kind in _AXIAL and float(np.linalg.norm(axis)) < 1e-12:
+        axis = _vector(axis_el.get('xyz', '1 0 0'), self.file, axis_el.sourceline,
+                       '<axis xyz>', 3)
+        x, y, z = axis
+        if kind in _AXIAL and math.sqrt(x * x + y * y + z * z) < 1e-12:
             if kind is JointType.PLANAR:
                 self.warn(f'planar joint {name!r} has the axis 0 0 0: the plane normal is read '
                           'as Z (the XY plane)', axis_el, 'URDF_ZERO_AXIS')
@@ -479,11 +600,10 @@ class _UrdfParser:
             self.warn(f'{kind.value} joint {name!r} has the axis 0 0 0, about or along which '
                       'nothing moves: read as a fixed joint', axis_el, 'URDF_ZERO_AXIS')
             return (1.0, 0.0, 0.0), JointType.FIXED
-        return vec3(axis), kind
+        return axis, kind  # type: ignore[return-value]
 
-    def joint_limits(self, element: etree._Element, name: str, kind: JointType,
-                     type_name: str) -> tuple[Limits, ...]:
-        limit_el = _urdf_child(element, 'limit')
+    def joint_limits(self, element: etree._Element, limit_el: etree._Element | None, name: str,
+                     kind: JointType, type_name: str) -> tuple[Limits, ...]:
         if limit_el is None:
             if kind in (JointType.REVOLUTE, JointType.PRISMATIC):
                 self.warn(f'{type_name} joint {name!r} has no <limit>: read as unlimited '
@@ -501,8 +621,8 @@ class _UrdfParser:
                 raise SchemaError(f'joint {joint!r}: URDF 1.2 requires lower and upper limits '
                                   f'(missing {" and ".join(missing)})', self.file,
                                   element.sourceline)
-        lower = attr_float(element, 'lower', self.file, 0.0)
-        upper = attr_float(element, 'upper', self.file, 0.0)
+        lower = _number(element, 'lower', self.file, 0.0)
+        upper = _number(element, 'upper', self.file, 0.0)
         effort = self.limit_rate(element, joint, 'effort')
         velocity = self.limit_rate(element, joint, 'velocity')
         if not bounded:
@@ -524,7 +644,7 @@ class _UrdfParser:
                 self.warn(f'joint {joint!r}: <limit> has no {key} (urdfdom refuses this file): '
                           'read as unlimited', element, 'URDF_MISSING_LIMIT')
             return None
-        value = attr_float(element, key, self.file)
+        value = _number(element, key, self.file)
         if value < 0:
             if self.version >= (1, 2):
                 raise InvalidValueError(f'joint {joint!r}: <limit {key}> is negative ({value:g})',
@@ -533,10 +653,7 @@ class _UrdfParser:
                       f'as {-value:g}', element, 'URDF_NEGATIVE_LIMIT')
         return abs(value)
 
-    def mimic(self, element: etree._Element, name: str, kind: JointType) -> Mimic | None:
-        mimic_el = _urdf_child(element, 'mimic')
-        if mimic_el is None:
-            return None
+    def mimic(self, mimic_el: etree._Element, name: str, kind: JointType) -> Mimic | None:
         mimic = Mimic(required_attr(mimic_el, 'joint', self.file),
                       attr_float(mimic_el, 'multiplier', self.file, 1.0),
                       attr_float(mimic_el, 'offset', self.file, 0.0))
@@ -550,6 +667,8 @@ class _UrdfParser:
         """Mimics urdfdom loads but no joint can follow (an unknown, fixed or multi-DoF leader,
         a loop of mimics) are ignored with a warning: the joint moves on its own, as
         robot_state_publisher moves it. Chains stay (the kinematic tree resolves them)."""
+        if all(joint.mimic is None for joint in joints.values()):
+            return joints
         out = dict(joints)
         for name, joint in joints.items():
             if joint.mimic is None:
@@ -597,6 +716,7 @@ def _mimic_loops(joints: dict[str, Joint]) -> list[list[str]]:
 
 def _plane_axes(normal: tuple[float, ...]) -> tuple[Vec3, Vec3]:
     """Two in-plane axes t1, t2 with t1 × t2 = normal (X and Y for a Z normal)."""
+    import numpy as np  # planar joints only: loading a URDF needs no numpy otherwise
     n = np.asarray(normal, dtype=float)
     n = n / np.linalg.norm(n)
     helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
