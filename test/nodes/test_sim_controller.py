@@ -33,7 +33,7 @@ from robot_formats.runtime import trajectory as jtc
 from robot_formats.runtime.description import Description
 from robot_formats.runtime.mujoco_sim import MujocoRobot
 
-from .harness import ARM, DESCRIPTION_QOS, ROOT, TIMEOUT
+from .harness import ARM, DESCRIPTION_QOS, ROOT, TIMEOUT, assert_ros2_controllers_file
 
 sys.path.insert(0, str(ROOT / 'test' / 'core'))
 from rf_testlib import pinocchio_forward, urdf_joint_values  # noqa: E402
@@ -334,35 +334,6 @@ def test_goal_tolerance_violation_after_goal_time(servo):
 # --- the shipped ros2_control / gz_ros2_control files --------------------------------------------
 
 CONTROLLERS = ROOT / 'config' / 'controllers'
-#: Parameter names of ros2_controllers' own declarations (generate_parameter_library files):
-#: joint_trajectory_controller/src/joint_trajectory_controller_parameters.yaml and
-#: forward_command_controller/src/forward_command_controller_parameters.yaml in
-#: github.com/ros-controls/ros2_controllers (Jazzy; per-joint maps written as <joint>).
-JTC_PARAMETERS = {
-    'joints', 'command_joints', 'command_interfaces', 'state_interfaces',
-    'allow_partial_joints_goal', 'open_loop_control', 'interpolate_from_desired_state',
-    'allow_integration_in_goal_trajectories', 'action_monitor_rate', 'interpolation_method',
-    'allow_nonzero_velocity_at_trajectory_end', 'cmd_timeout', 'set_last_command_interface_'
-    'value_as_state_on_activation', 'gains.<joint>.p', 'gains.<joint>.i', 'gains.<joint>.d',
-    'gains.<joint>.i_clamp', 'gains.<joint>.ff_velocity_scale', 'gains.<joint>.angle_wraparound',
-    'constraints.stopped_velocity_tolerance', 'constraints.goal_time',
-    'constraints.<joint>.trajectory', 'constraints.<joint>.goal'}
-FORWARD_PARAMETERS = {'joints', 'interface_name'}
-MANAGER_TYPES = {'joint_state_broadcaster/JointStateBroadcaster',
-                 'joint_trajectory_controller/JointTrajectoryController',
-                 'forward_command_controller/ForwardCommandController'}
-
-
-def _flatten(tree: dict, prefix: str = '') -> dict[str, object]:
-    out = {}
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            out.update(_flatten(value, f'{prefix}{key}.'))
-        else:
-            out[f'{prefix}{key}'] = value
-    return out
-
-
 def _arm_joints() -> tuple[set[str], set[str]]:
     """(independent movable joints, mimic joints) of the bundled arm, read with ElementTree."""
     import xml.etree.ElementTree as ET
@@ -389,20 +360,9 @@ def test_controller_manager_yaml_names_real_parameters_and_robot_joints(file, ro
     import yaml
     config = yaml.safe_load((CONTROLLERS / file).read_text())
     independent, _ = robot_joints()
-    manager = config['controller_manager']['ros__parameters']
-    types = {k: v['type'] for k, v in manager.items() if isinstance(v, dict)}
-    assert set(types.values()) == MANAGER_TYPES
-    jtc_params = _flatten(config['joint_trajectory_controller']['ros__parameters'])
-    joints = jtc_params['joints']
-    assert set(joints) == independent and len(joints) == len(set(joints))
-    for name in jtc_params:
-        generic = name
-        for joint in joints:
-            generic = generic.replace(f'.{joint}.', '.<joint>.')
-        assert generic in JTC_PARAMETERS, f'{name} is not a joint_trajectory_controller parameter'
-    forward = config['forward_position_controller']['ros__parameters']
-    assert set(forward) <= FORWARD_PARAMETERS and forward['joints'] == joints
-    assert forward['interface_name'] == 'position'
+    joints = config['joint_trajectory_controller']['ros__parameters']['joints']
+    assert set(joints) == independent
+    assert_ros2_controllers_file(config, joints, 'forward_position_controller', 'position')
 
 
 def test_gz_ros2_control_example_is_the_bundled_arm_with_valid_controls(tmp_path):
