@@ -36,7 +36,7 @@ from robot_formats.core.model import (IDENTITY, Box, Cylinder, Frame, Inertial, 
                                       Sphere, Visual)
 from robot_formats.formats.hrdf.catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES,
                                                   LINKS, Actuator, Bracket, EndEffector, LinkType,
-                                                  compatible, interface_name, link_inertia,
+                                                  interface_name, link_inertia,
                                                   link_mass)
 from robot_formats.formats.hrdf.elements import Node, is_file, resolve_relative
 from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Vec, axis_quat, compose, pose,
@@ -66,6 +66,11 @@ _INLINE_OUT = axis_quat('y', math.pi / 2)
 _LINK_ENDS = ('RightAngle', 'Inline')
 
 
+#: Element kind -> the prefix of its default names.
+_PREFIX = {'actuator': 'actuator', 'link': 'link', 'bracket': 'bracket',
+           'rigid-body': 'rigid_body', 'joint': 'joint', 'end-effector': 'end_effector'}
+
+
 def default_name(kind: str, index: int) -> str:
     """The name of an element without a tag: ``actuator_0``, ``rigid_body_3``, ..."""
     return f'{kind.replace("-", "_")}_{index}'
@@ -79,6 +84,7 @@ class _Parts:
     interfaces, library mass properties (as an Inertial), output pose, visuals."""
 
     spec: object
+    feature: str | None          #: the version feature that introduced the type (None: 1.0.0)
     input: Interface
     output: Interface
     com: Vec
@@ -95,7 +101,8 @@ def _actuator_parts(spec: Actuator) -> _Parts:
         _TANGERINE if spec.name.startswith('T') else _BLACK)
     visuals = (Visual(Box((length, width, spec.height)),
                       Pose((spec.com[0], spec.com[1], spec.height / 2.0)), material=material),)
-    return _Parts(spec, (f'{spec.interface}-AH', 'A'), (f'{spec.interface}-AO', 'A'), spec.com,
+    return _Parts(spec, spec.feature, (f'{spec.interface}-AH', 'A'), (f'{spec.interface}-AO', 'A'),
+                  spec.com,
                   Inertial(spec.mass, pose(spec.com, None), spec.inertia), visuals,
                   joint_origin=Pose((0.0, 0.0, spec.height)),
                   limits=(Limits(None, None, spec.max_effort, spec.max_speed),))
@@ -107,13 +114,14 @@ def _bracket_parts(spec: Bracket) -> _Parts:
     out_pose = pose((0.0, y, z), axis_quat('x', -math.pi / 2 if spec.left else math.pi / 2))
     visual = Visual(Box((0.05, abs(y) + 0.01, z)), Pose((0.0, y / 2.0, z / 2.0)),
                     material=_SILVER)
-    return _Parts(spec, (f'{spec.interface}-AO', 'B'), (f'{spec.interface}-AH', 'B'), com,
+    return _Parts(spec, spec.feature, (f'{spec.interface}-AO', 'B'), (f'{spec.interface}-AH', 'B'),
+                  com,
                   Inertial(spec.mass, pose(com, None), spec.inertia), (visual,), out_pose)
 
 
 def _link_parts(spec: LinkType) -> _Parts:
-    return _Parts(spec, (f'{spec.input_interface}-AO', 'B'), (f'{spec.output_interface}-AH', 'B'),
-                  (0.0, 0.0, 0.0), Inertial(0.0))
+    return _Parts(spec, spec.feature, (f'{spec.input_interface}-AO', 'B'),
+                  (f'{spec.output_interface}-AH', 'B'), (0.0, 0.0, 0.0), Inertial(0.0))
 
 
 def _end_effector_parts(spec: EndEffector) -> _Parts:
@@ -121,7 +129,8 @@ def _end_effector_parts(spec: EndEffector) -> _Parts:
     if spec.interface is not None:
         visuals = (Visual(Box((0.10, 0.05, 0.095)), Pose((0.0, 0.0, 0.0475)),
                           material=_BLACK),)
-    return _Parts(spec, None if spec.interface is None else (f'{spec.interface}-AO', 'B'), None,
+    return _Parts(spec, None,
+                  None if spec.interface is None else (f'{spec.interface}-AO', 'B'), None,
                   spec.com, Inertial(spec.mass, pose(spec.com, None), spec.inertia), visuals,
                   pose(spec.default_output, None))
 
@@ -163,69 +172,87 @@ class _Builder:
         self.all_tags = tags
         self.names: set[str] = set()
 
-    # --- naming -----------------------------------------------------------------------------
-    def name_for(self, node: Node, index: int) -> str:
-        tag = node.attrs.element.get('tag')
-        if tag:
-            if tag in self.tags:
-                first = self.tags[tag]
-                raise DuplicateNameError(
-                    f'tag {tag!r} of <{node.kind}> is used twice (first on <{first.kind}> at '
-                    f'{first.attrs.file}:{first.line}); tags must be unique in the whole robot, '
-                    'includes too', node.attrs.file, node.line, code='DUPLICATE_NAME')
-            self.tags[tag] = node
-            name = tag
-        else:
-            name = f'{node.kind.replace("-", "_")}_{index}'
-            while name in self.all_tags or name in self.names:
-                name += '_'
-        self.names.add(name)
-        return name
-
     # --- chains -----------------------------------------------------------------------------
     def chain(self, nodes: list[Node], start: _Output) -> None:
+        """Build ``nodes`` one after the other from ``start``: per element the attachment
+        checks, its name and its input joint here (the common paths inline: this loop runs
+        for every element of every load), then what its kind contributes."""
         previous = start
+        names = self.names
+        all_tags = self.all_tags
+        joints = self.joints
         for node in nodes:
-            parts = self._check_attachment(node, previous)
-            previous = self.element(node, parts, previous)
+            attrs = node.attrs
+            element = attrs.element
+            kind = node.kind
+            if previous.ended or previous.branched:
+                self._refuse_attachment(node, previous)
+            catalogue = _CATALOGUE.get(kind)
+            parts = None
+            if catalogue is not None:
+                table = catalogue[0]
+                text = element.get('type')
+                parts = table.get(text) if text is not None else None
+                if parts is None or (parts.feature is not None
+                                     and parts.feature not in attrs.version.features):
+                    parts = self._typed(node, *catalogue)  # errors, case, the Custom default
+                wanted, offered = parts.input, previous.interface
+                if wanted is not None and offered is not None and (
+                        offered[0] != wanted[0] or offered[1] == wanted[1]):
+                    self._refuse_interface(node, previous, wanted)
+            index = self.index
+            self.index = index + 1
+            tag = element.get('tag')
+            if tag:
+                name = self._tagged(node, tag)
+            else:
+                name = f'{_PREFIX[kind]}_{index}'
+                while name in all_tags or name in names:
+                    name += '_'
+            names.add(name)
+            line = attrs.line
+            joints.append(Joint(f'{name}/input', _FIXED, previous.link, name, previous.pose,
+                                line=line))
+            previous = self.element(node, parts, name, line)
 
-    def _check_attachment(self, node: Node, previous: _Output) -> _Parts | None:
-        """The element's catalogue parts (None for rigid bodies and joints), once it is known
-        to fit the previous element's output."""
+    def _tagged(self, node: Node, tag: str) -> str:
+        if tag in self.tags:
+            first = self.tags[tag]
+            raise DuplicateNameError(
+                f'tag {tag!r} of <{node.kind}> is used twice (first on <{first.kind}> at '
+                f'{first.attrs.file}:{first.line}); tags must be unique in the whole robot, '
+                'includes too', node.attrs.file, node.line, code='DUPLICATE_NAME')
+        self.tags[tag] = node
+        return tag
+
+    @staticmethod
+    def _refuse_attachment(node: Node, previous: _Output) -> None:
         owner = previous.owner
         if previous.ended:
             raise StructureError(f'<{node.kind}> follows an end effector (<end-effector> at '
                                  f'line {owner.line if owner else "?"}); an end effector ends '
                                  'its chain', node.attrs.file, node.line,
                                  code='HRDF_AFTER_END_EFFECTOR')
-        if previous.branched:
-            raise StructureError(f'<{node.kind}> follows a <{owner.kind if owner else "?"}> '
-                                 'that has <output> children; put it inside one of the '
-                                 '<output> elements', node.attrs.file, node.line,
-                                 code='HRDF_AFTER_OUTPUTS')
-        catalogue = _CATALOGUE.get(node.kind)
-        if catalogue is None:
-            return None
-        parts = self._typed(node, *catalogue)
-        wanted = parts.input
-        if not compatible(previous.interface, wanted):
-            before = f'<{owner.kind} type={owner.attrs.get("type")!r}>' if owner else 'the base'
-            raise StructureError(
-                f'<{node.kind} type={node.attrs.get("type")!r}> (input '
-                f'{interface_name(wanted)}) cannot attach to {before} (output '
-                f'{interface_name(previous.interface)}): adjacent interfaces must be the same '
-                'type with opposite polarity', node.attrs.file, node.line,
-                code='HRDF_INTERFACE_MISMATCH')
-        return parts
+        raise StructureError(f'<{node.kind}> follows a <{owner.kind if owner else "?"}> '
+                             'that has <output> children; put it inside one of the '
+                             '<output> elements', node.attrs.file, node.line,
+                             code='HRDF_AFTER_OUTPUTS')
+
+    @staticmethod
+    def _refuse_interface(node: Node, previous: _Output, wanted: Interface) -> None:
+        owner = previous.owner
+        before = f'<{owner.kind} type={owner.attrs.get("type")!r}>' if owner else 'the base'
+        raise StructureError(
+            f'<{node.kind} type={node.attrs.get("type")!r}> (input '
+            f'{interface_name(wanted)}) cannot attach to {before} (output '
+            f'{interface_name(previous.interface)}): adjacent interfaces must be the same '
+            'type with opposite polarity', node.attrs.file, node.line,
+            code='HRDF_INTERFACE_MISMATCH')
 
     # --- one element ------------------------------------------------------------------------
-    def element(self, node: Node, parts: _Parts | None, previous: _Output) -> _Output:
-        index = self.index
-        self.index += 1
-        name = self.name_for(node, index)
-        line = node.attrs.line
-        self.joints.append(Joint(f'{name}/input', _FIXED, previous.link, name, previous.pose,
-                                 line=line))
+    def element(self, node: Node, parts: _Parts | None, name: str, line: int | None
+                ) -> _Output:
+        """What element ``name`` (its input joint made) contributes; where the next attaches."""
         kind = node.kind
         if kind == 'actuator':
             assert parts is not None
@@ -481,7 +508,7 @@ class _Builder:
                                         f'known: {", ".join(table)}', attrs.file, attrs.line,
                                         code='HRDF_UNKNOWN_TYPE')
             parts = table[name]
-        feature = getattr(parts.spec, 'feature', None)
+        feature = parts.feature
         if feature is not None and not attrs.version.has(feature):
             raise InvalidValueError(f'<{node.kind}> type={text!r} needs HRDF version '
                                     f'{Version.introducing(feature)} or later; this file is '
