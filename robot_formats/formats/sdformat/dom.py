@@ -24,7 +24,7 @@ MODEL_FRAME = '__model__'
 WORLD_FRAME = 'world'
 
 
-@dataclass
+@dataclass(slots=True)
 class PoseSpec:
     """One ``<pose>`` element: the transform and the frame it is expressed in ('' = default)."""
 
@@ -34,7 +34,7 @@ class PoseSpec:
     given: bool = False  #: whether the element was present at all (includes care)
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfVisualPose:
     """A visual or collision whose pose may name another frame of the model (``relative_to``)."""
 
@@ -42,7 +42,7 @@ class SdfVisualPose:
     pose: PoseSpec
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfLink:
     name: str
     pose: PoseSpec
@@ -51,7 +51,7 @@ class SdfLink:
     shapes: list[SdfVisualPose] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfAxis:
     """A joint axis as written: ``xyz`` in the frame ``expressed_in`` ('' = the joint frame)."""
 
@@ -62,7 +62,7 @@ class SdfAxis:
     line: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfJoint:
     name: str
     type: JointType
@@ -81,7 +81,7 @@ class SdfJoint:
     has_frame: bool = True
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfFrame:
     name: str
     attached_to: str
@@ -89,7 +89,7 @@ class SdfFrame:
     line: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfPlugin:
     """A ``//model/plugin`` or ``//include/plugin`` (simulator-specific; kept, not interpreted)."""
 
@@ -98,7 +98,7 @@ class SdfPlugin:
     line: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfModel:
     """A ``<model>`` (or an included one, renamed and reposed by its ``<include>``)."""
 
@@ -129,7 +129,7 @@ class SdfModel:
     shape: object | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class SdfWorld:
     name: str
     file: str | None = None

@@ -17,6 +17,7 @@ Errors carry libsdformat's codes (FRAME_ATTACHED_TO_INVALID, POSE_RELATIVE_TO_CY
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,8 +50,7 @@ def is_model_sink(link: str) -> bool:
     return link == MODEL_FRAME or link.endswith('::' + MODEL_FRAME)
 
 
-@dataclass
-class _Edge:
+class _Edge(NamedTuple):
     """One edge of the relative_to graph: ``pose`` expressed in frame ``target``."""
 
     target: str
@@ -101,7 +101,7 @@ class _Scope:
         return None
 
     def knows(self, name: str) -> bool:
-        return self.reference(name) is not None
+        return name in self.kinds or self.reference(name) is not None
 
     def split(self, name: str) -> tuple[str, str]:
         split = split_scope(name, self.scopes)
@@ -115,7 +115,8 @@ class _Scope:
         cached = self._attached.get(name)
         if cached is not None:
             return cached
-        ref = self.reference(name)
+        kind = self.kinds.get(name)
+        ref = (kind, name) if kind is not None else self.reference(name)
         if ref is None:
             raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r} to be '
                                  'attached to', self.file, self.line,
@@ -145,7 +146,8 @@ class _Scope:
         cached = self._poses.get(name)
         if cached is not None:
             return cached
-        ref = self.reference(name)
+        kind = self.kinds.get(name)
+        ref = (kind, name) if kind is not None else self.reference(name)
         if ref is None:
             raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
                                  self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
@@ -158,7 +160,8 @@ class _Scope:
                                  f'cycle: {" -> ".join((*stack, name))}', self.file,
                                  self.relative_to[name].line, code='POSE_RELATIVE_TO_CYCLE')
             edge = self.relative_to[name]
-            if edge.target == name or not self.knows(edge.target):
+            if edge.target == name or (edge.target not in self._poses
+                                       and not self.knows(edge.target)):
                 itself = edge.target == name
                 raise ReferenceError(
                     f'the pose of {self.kinds[name]} {name!r} is relative_to {edge.target!r} '
