@@ -6,7 +6,8 @@ built once and used in one or two products. numpy pays a few microseconds of cal
 ``(r00, r01, r02, r10, r11, r12, r20, r21, r22, x, y, z)`` (rotation row by row, then the
 translation) and the few operations the reader needs are written out. The results are the same
 products and the same quaternion formula as :mod:`robot_formats.core.transforms` (up to the rounding
-order of a sum).
+order of a sum and the sign of a zero: a product with the identity and the quaternion of a
+rotation-free transform are not computed, only returned).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ IDENTITY_POSE = Pose()
 #: What the Euler formula below gives for three +0.0 angles, signed zeros included (so the
 #: shortcut changes no bit of any later product).
 _NO_ROTATION = (1.0, -0.0, 0.0, 0.0, 1.0, -0.0, 0.0, 0.0, 1.0)
+_NO_TURN = (0.0, 0.0, 0.0, 1.0)
 
 
 def from_xyz_euler(x: float, y: float, z: float, rx: float, ry: float, rz: float) -> Rigid:
@@ -47,7 +49,11 @@ def translation(x: float, y: float, z: float) -> Rigid:
 
 
 def compose(a: Rigid, b: Rigid) -> Rigid:
-    """``a · b``."""
+    """``a · b`` (an :data:`IDENTITY` factor returns the other one as it is)."""
+    if a is IDENTITY:
+        return b
+    if b is IDENTITY:
+        return a
     a00, a01, a02, a10, a11, a12, a20, a21, a22, ax, ay, az = a
     b00, b01, b02, b10, b11, b12, b20, b21, b22, bx, by, bz = b
     return (a00 * b00 + a01 * b10 + a02 * b20, a00 * b01 + a01 * b11 + a02 * b21,
@@ -78,4 +84,7 @@ def to_pose(a: Rigid) -> Pose:
     :func:`robot_formats.core.transforms.rotation_to_quat`)."""
     if a is IDENTITY:
         return IDENTITY_POSE
-    return Pose((a[9], a[10], a[11]), entries_to_quat(*a[:9]))
+    rotation = a[:9]
+    if rotation == _NO_ROTATION:  # a translation only (most SKEL frames): no quaternion to solve
+        return Pose((a[9], a[10], a[11]), _NO_TURN)
+    return Pose((a[9], a[10], a[11]), entries_to_quat(*rotation))
