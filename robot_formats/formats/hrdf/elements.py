@@ -111,7 +111,7 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
 
 def _allowed(kind: str, version: Version) -> frozenset[str]:
     """The attributes ``<kind>`` may have in ``version``."""
-    key = (kind, version)
+    key = (kind, version.features)  # (a frozenset keeps its hash; a Version computes it)
     names = _ALLOWED.get(key)
     if names is None:
         names = _ALLOWED[key] = frozenset(
@@ -120,8 +120,8 @@ def _allowed(kind: str, version: Version) -> frozenset[str]:
     return names
 
 
-#: (element kind, version) -> allowed attribute names; 9 kinds × 8 versions at most.
-_ALLOWED: dict[tuple[str, Version], frozenset[str]] = {}
+#: (element kind, version features) -> allowed attribute names; 9 kinds × 8 versions at most.
+_ALLOWED: dict[tuple[str, frozenset[str]], frozenset[str]] = {}
 
 
 def _checked_attrs(element: etree._Element, kind: str, file: str | None, version: Version,
