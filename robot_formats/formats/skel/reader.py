@@ -43,7 +43,7 @@ from robot_formats.formats.skel.joints import RawJoint, read_joint
 from robot_formats.formats.skel.rigid import IDENTITY_POSE, Rigid, compose, inverse, to_pose
 from robot_formats.formats.skel.shapes import (mesh_bounds, read_geometry, shape_inertia,
                                                shape_volume, soft_body)
-from robot_formats.formats.skel.values import (IDENTITY, Ctx, boolean, child, children, index,
+from robot_formats.formats.skel.values import (IDENTITY, Ctx, boolean, child, index,
                                                number, require, transformation, vector, warn)
 
 __all__ = ['read_skel', 'parse_skel_element']
@@ -70,11 +70,20 @@ def parse_skel_element(root: etree._Element, file: str | None,
                           'a bare <skeleton> file loads as nothing)', file, root.sourceline)
     models: list[Model] = []
     taken: set[str] = set()
-    for element in children(world, 'skeleton'):
-        name = _unique(element.get('name', 'skeleton'), taken)
-        models.append(_skeleton(ctx, element, name))
-    return Scene(world.get('name', 'world'), tuple(models), is_world=True,
-                 physics=_physics(ctx, world), source=file)
+    physics = None
+    for element in world:  # one pass: the skeletons in order, the first <physics>
+        tag = element.tag
+        if tag.__class__ is not str:  # a comment or processing instruction
+            continue
+        if tag[0] == '{':
+            tag = tag.rpartition('}')[2]
+        if tag == 'skeleton':
+            name = _unique(element.get('name', 'skeleton'), taken)
+            models.append(_skeleton(ctx, element, name))
+        elif tag == 'physics' and physics is None:
+            physics = element
+    return Scene(world.get('name', 'world'), tuple(models), (), (), True,
+                 _physics(ctx, physics), file)
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -87,9 +96,9 @@ def _unique(name: str, taken: set[str]) -> str:
     return out
 
 
-def _physics(ctx: Ctx, world: etree._Element) -> dict[str, object]:
+def _physics(ctx: Ctx, element: etree._Element | None) -> dict[str, object]:
+    """The world's ``<physics>`` (``element``; None: DART's defaults)."""
     physics: dict[str, object] = {'time_step': 0.001, 'gravity': (0.0, 0.0, -9.81)}
-    element = child(world, 'physics')
     if element is None:
         return physics
     kids = index(element)
@@ -173,7 +182,7 @@ def _material(ctx: Ctx, color: etree._Element | None) -> Material | None:
         warn(ctx, f'<color> needs 3 or 4 numbers, not {len(rgb)}; ignored, as DART ignores it',
              color.sourceline, 'SKEL_MALFORMED_ELEMENT')
         return None
-    return Material(rgba=(*rgb, 1.0) if len(rgb) == 3 else rgb)  # type: ignore[arg-type]
+    return Material(None, (*rgb, 1.0) if len(rgb) == 3 else rgb)  # type: ignore[arg-type]
 
 
 def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
@@ -362,6 +371,15 @@ def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec
     ``<moment_of_inertia>`` is absent)."""
     if not solids:
         return None
+    if len(solids) == 1:  # most bodies: one shape, which takes all the mass
+        proxy, frame = solids[0]
+        proxy = mesh_bounds(proxy, meshes)
+        volume = shape_volume(proxy)
+        if volume is None or mass <= 0:
+            return None
+        if volume <= 0:  # a zero-size shape
+            return (0.0,) * 6
+        return shape_inertia(proxy, mass * volume / volume, frame, com)  # type: ignore[arg-type]
     proxies = [mesh_bounds(proxy, meshes) for proxy, _ in solids]
     volumes = [shape_volume(proxy) for proxy in proxies]
     if None in volumes or mass <= 0:
