@@ -64,6 +64,9 @@ _Z_AXIS = (0.0, 0.0, 1.0)
 _INLINE_IN = axis_quat('y', -math.pi / 2)
 _INLINE_OUT = axis_quat('y', math.pi / 2)
 _LINK_ENDS = ('RightAngle', 'Inline')
+#: A link's tube (a cylinder along z) turned along the extension (x): Ry(pi/2), as a Pose has it.
+_Q_TUBE = pose(None, _INLINE_OUT).quat
+_Q_NONE = IDENTITY.quat
 
 
 #: Element kind -> the prefix of its default names.
@@ -352,8 +355,9 @@ class _Builder:
         half = 0.5 * twist
         s, c = math.sin(half), math.cos(half)
         if not inline_in and not inline_out:  # Tz(d)·Tx(e)·Rx(twist)·Tz(d), the usual link
-            sin, cos = math.sin(twist), math.cos(twist)
-            out_pose = pose((extension, -sin * d, d + cos * d), (s, 0.0, 0.0, c))
+            sin, cos = math.sin(twist), math.cos(twist)  # (s, 0, 0, c): unit already
+            out_pose = Pose((extension, -sin * d, d + cos * d),
+                            (s, 0.0, 0.0, c) if c >= 0.0 else (-s, 0.0, 0.0, -c))
             com: Vec = (extension / 2.0, 0.0, d)
         else:
             # inlet · Tx(e) · Rx(twist) · outlet, inlet/outlet Tz(d) or the inline rotations
@@ -371,8 +375,7 @@ class _Builder:
         visuals: tuple[Visual, ...] = ()
         if abs(extension) > 1e-6:
             visuals = (Visual(Cylinder(_LINK_RADIUS, abs(extension)),
-                              pose(com, Q_IDENTITY if inline_in else _INLINE_OUT),
-                              material=_BLACK),)
+                              Pose(com, _Q_NONE if inline_in else _Q_TUBE), material=_BLACK),)
         self.links.append(Link(name, self._inertial(node, mass, parts, com, inertia), visuals,
                                (), line))
         return out_pose
