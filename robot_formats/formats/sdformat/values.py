@@ -51,7 +51,15 @@ def number(ctx: Ctx, element: etree._Element | None, default: float) -> float:
     """One finite float from the element's text, ``default`` when the element is absent."""
     if element is None:
         return default
-    value = (element.text or '').strip()
+    value = element.text or ''
+    try:  # the common case: one plain finite number (float() strips whitespace itself)
+        found = float(value)
+    except ValueError:
+        pass
+    else:
+        if math.isfinite(found) and '_' not in value:
+            return found
+    value = value.strip()
     if value.lower() in ('inf', '+inf', 'infinity'):
         return math.inf
     if value.lower() in ('-inf', '-infinity'):
@@ -122,6 +130,22 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
     collect an element's children in one pass."""
     if element is None:
         return PoseSpec(_IDENTITY)
+    keys = element.keys()
+    if not keys or keys == ['relative_to']:  # the common case: six plain numbers
+        relative_to = element.get('relative_to', '') if keys else ''
+        body = element.text or ''
+        parts = body.split()
+        if not parts:
+            return PoseSpec(_IDENTITY, relative_to, element.sourceline, True)
+        if len(parts) == 6 and '_' not in body:
+            try:
+                x, y, z, roll, pitch, yaw = map(float, parts)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(x + y + z + roll + pitch + yaw):
+                    return PoseSpec(_xyz_rpy_matrix(x, y, z, roll, pitch, yaw), relative_to,
+                                    element.sourceline, True)
     relative_to = element.get('relative_to', '')
     if not relative_to and ctx.version < (1, 7) and element.get('frame'):
         relative_to = element.get('frame', '')  # 1.5/1.6 //pose/@frame, same meaning
@@ -162,9 +186,15 @@ def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
     x, y, z, roll, pitch, yaw = _pose_numbers(ctx, element, 6)
     if degrees:
         roll, pitch, yaw = math.radians(roll), math.radians(pitch), math.radians(yaw)
+    return _xyz_rpy_matrix(x, y, z, roll, pitch, yaw)
+
+
+def _xyz_rpy_matrix(x: float, y: float, z: float, roll: float, pitch: float, yaw: float
+                    ) -> np.ndarray:
     if not (roll or pitch or yaw):  # most poses of real files only translate
-        return np.array((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z,
-                         0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
+        out = _IDENTITY.copy()
+        out[0, 3], out[1, 3], out[2, 3] = x, y, z
+        return out
     (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = _rpy_rotation(roll, pitch, yaw)
     return np.array((r00, r01, r02, x, r10, r11, r12, y, r20, r21, r22, z,
                      0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
