@@ -393,7 +393,7 @@ class _Builder:
         attrs = node.attrs
         spec: EndEffector = parts.spec  # type: ignore[assignment]
         out_pose = parts.out_pose
-        if attrs.element.attrib:
+        if attrs.names:
             rotation = attrs.rotation('output_rot')
             translation = attrs.translation('output_trans')
             if rotation is not None or translation is not None:
@@ -432,8 +432,8 @@ class _Builder:
         """The element's mass properties: the library's (``parts``; ``com`` and ``inertia``
         when they depend on the element, as a link's do) unless attributes override them."""
         attrs = node.attrs
-        attrib = attrs.element.attrib
-        if not attrib or _MASS_ATTRIBUTES.isdisjoint(attrib):  # library values only
+        names = attrs.names
+        if not names or _MASS_ATTRIBUTES.isdisjoint(names):  # library values only
             if not (mass >= 0.0 and mass != math.inf):  # (NaN too)
                 return self._unphysical(node, mass)
             if com is None and parts is not None:

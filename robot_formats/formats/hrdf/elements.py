@@ -54,7 +54,7 @@ _REQUIRED = {'actuator': ('type',), 'link': ('type', 'extension', 'twist'),
              'include': ('path',)}
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One robot model element with its checked attributes and explicit outputs."""
 
@@ -129,14 +129,15 @@ def _checked_attrs(element: etree._Element, kind: str, file: str | None, version
                    name: str | None = None) -> Attrs:
     """``label`` names the element in messages (default ``<kind>``; an ``<output>`` is named
     with its owner, as HEBI names the owner). ``name``: the element's local name, if known."""
-    attrib = element.attrib
-    if attrib and not _allowed(kind, version).issuperset(attrib):
+    attrs = Attrs(element, file, version, warnings, name)
+    names = attrs.names
+    if names and not _allowed(kind, version).issuperset(names):
         _refuse_attributes(element, kind, file, version, label)
     for required in _REQUIRED.get(kind, ()):
-        if element.get(required) is None:
+        if required not in names:
             raise SchemaError(f'<{kind}> needs the attribute {required!r}', file,
                               element.sourceline, code='ATTRIBUTE_MISSING')
-    return Attrs(element, file, version, warnings, name)
+    return attrs
 
 
 def _refuse_attributes(element: etree._Element, kind: str, file: str | None, version: Version,

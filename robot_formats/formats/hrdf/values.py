@@ -43,7 +43,7 @@ _PLAIN_NUMBER = PLAIN_NUMBER.fullmatch
 class Attrs:
     """Typed, version-aware access to one element's attributes."""
 
-    __slots__ = ('element', 'file', 'line', 'version', 'warnings', 'kind')
+    __slots__ = ('element', 'file', 'line', 'version', 'warnings', 'kind', 'names')
 
     def __init__(self, element: etree._Element, file: str | None, version: Version,
                  warnings: list[Diagnostic], kind: str | None = None) -> None:
@@ -54,6 +54,8 @@ class Attrs:
         self.version = version
         self.warnings = warnings
         self.kind = local_name(element) if kind is None else kind
+        #: The attribute names, in document order (read once: lxml builds them per access).
+        self.names: list[str] = element.keys()
 
     # --- helpers ----------------------------------------------------------------------------
     def get(self, name: str) -> str | None:
