@@ -13,30 +13,39 @@ document order, each joint's coordinates contiguous).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import FrozenInstanceError, fields
 from operator import attrgetter
-from typing import Iterable, Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidValueError,
                                        ReferenceError, StructureError)
-from robot_formats.core.model import (WORLD, Frame, Joint, JointType, Link, Mimic, Model, Scene,
-                                      dof_names)
-from robot_formats.core.transforms import (axis_angle, exp_rotvec, normalized,
-                                           pose_to_inverse_matrix, pose_to_matrix)
+from robot_formats.core.lazy import numpy_on_first_use
+from robot_formats.core.model import (IDENTITY, WORLD, Frame, Joint, JointType, Link, Mimic, Model,
+                                      Pose, Scene, dof_names)
+from robot_formats.core.transforms import (axis_angle, exp_rotvec, invert, matrix_to_pose,
+                                           normalized, pose_to_inverse_matrix, pose_to_matrix)
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = numpy_on_first_use(globals())
 
 __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
+#: Joint kinds whose DoF names are the joint's own name or none (no generated URDF names).
+_NO_GENERATED_NAMES = frozenset({JointType.FIXED, JointType.REVOLUTE, JointType.CONTINUOUS,
+                                 JointType.PRISMATIC})
 _FIELDS: dict[type, tuple[attrgetter, dict[str, int]]] = {}  # class -> (all fields, positions)
-_IDENTITY_4X4 = np.eye(4)  # never handed out: _identity() returns copies
+_IDENTITY_4X4: list[np.ndarray] = []  # np.eye(4) once numpy is in use; never handed out
 
 
 def _identity() -> np.ndarray:
-    """A new 4×4 identity (a copy: a quarter of ``np.eye(4)``'s time; most edges need one)."""
-    return _IDENTITY_4X4.copy()
+    """A new 4×4 identity (a copy: a quarter of ``np.eye(4)``'s time)."""
+    if not _IDENTITY_4X4:
+        _IDENTITY_4X4.append(np.eye(4))
+    return _IDENTITY_4X4[0].copy()
 
 
 def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
@@ -115,24 +124,100 @@ def _default_second_axis(t1: np.ndarray) -> tuple[float, float, float]:
     return tuple(second / np.linalg.norm(second))  # type: ignore[return-value]
 
 
-@dataclass(frozen=True, slots=True)
 class Edge:
-    """How ``child`` hangs from ``parent``: through ``joint``, or rigidly at ``fixed``.
+    """How ``child`` hangs from ``parent``: through ``joint``, or rigidly.
 
-    For joints: ``X_parent_child(q) = X_PJ · M(q) · X_JC``, with ``X_PJ`` = :attr:`origin` and
-    ``X_JC`` = :attr:`offset` precomputed as matrices.
+    ``X_parent_child(q) = X_PJ · M(q) · X_JC``. :attr:`pose` is X_PJ (the joint's origin; for
+    an edge without a joint, X_parent_child itself) and :attr:`child_offset` is X_CJ (the joint
+    frame in the child, :attr:`Joint.child_offset`; identity without a joint), as the model's
+    poses. :attr:`origin` (X_PJ) and :attr:`offset` (X_JC = X_CJ⁻¹) are the same as 4×4 numpy
+    matrices, computed on first use (building a tree computes no matrix). Immutable.
+
+    ``Edge(child, parent, joint, origin, offset, kind)`` with matrices still works; the tree
+    builds its edges from poses: ``Edge(child, parent, joint, kind=..., pose=...,
+    child_offset=...)``.
     """
 
+    __slots__ = ('child', 'parent', 'joint', 'kind', '_pose', '_child_offset', '_origin',
+                 '_offset')
     child: str
     parent: str
     joint: Joint | None
-    origin: np.ndarray   # X_PJ (joints) or X_parent_child (fixed edges)
-    offset: np.ndarray   # X_JC (joints) or identity
-    kind: str            # 'link', 'frame' or 'model' (a model's root link placed in the world)
+    kind: str  # 'link', 'frame' or 'model' (a model's root link placed in the world)
+    _pose: Pose | None
+    _child_offset: Pose | None
+    _origin: np.ndarray | None
+    _offset: np.ndarray | None
+
+    def __init__(self, child: str, parent: str, joint: Joint | None,
+                 origin: np.ndarray | None = None, offset: np.ndarray | None = None,
+                 kind: str = 'link', *, pose: Pose | None = None,
+                 child_offset: Pose | None = None) -> None:
+        if pose is None and origin is None:
+            pose = IDENTITY
+        if child_offset is None and offset is None:
+            child_offset = IDENTITY
+        setter = object.__setattr__
+        setter(self, 'child', child)
+        setter(self, 'parent', parent)
+        setter(self, 'joint', joint)
+        setter(self, 'kind', kind)
+        setter(self, '_pose', pose)
+        setter(self, '_child_offset', child_offset)
+        setter(self, '_origin', origin)
+        setter(self, '_offset', offset)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f'cannot assign to field {name!r}')
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f'cannot delete field {name!r}')
+
+    def __repr__(self) -> str:
+        return (f'Edge(child={self.child!r}, parent={self.parent!r}, joint='
+                f'{self.joint.name if self.joint else None!r}, kind={self.kind!r}, '
+                f'pose={self.pose!r}, child_offset={self.child_offset!r})')
+
+    @property
+    def pose(self) -> Pose:
+        """X_PJ (joints) or X_parent_child (edges without a joint), as a :class:`Pose`."""
+        if self._pose is None:
+            object.__setattr__(self, '_pose', matrix_to_pose(self._origin))  # type: ignore[arg-type]
+        return self._pose  # type: ignore[return-value]
+
+    @property
+    def child_offset(self) -> Pose:
+        """X_CJ: the joint frame in the child frame (identity without a joint)."""
+        if self._child_offset is None:
+            object.__setattr__(self, '_child_offset',
+                               matrix_to_pose(invert(self._offset)))  # type: ignore[arg-type]
+        return self._child_offset  # type: ignore[return-value]
+
+    @property
+    def origin(self) -> np.ndarray:
+        """X_PJ (joints) or X_parent_child (edges without a joint), 4×4."""
+        if self._origin is None:
+            object.__setattr__(self, '_origin', pose_to_matrix(self._pose))  # type: ignore[arg-type]
+        return self._origin  # type: ignore[return-value]
+
+    @property
+    def offset(self) -> np.ndarray:
+        """X_JC = X_CJ⁻¹ (joints) or identity, 4×4."""
+        if self._offset is None:
+            child_offset = self._child_offset
+            assert child_offset is not None
+            object.__setattr__(self, '_offset', _identity() if child_offset.is_identity
+                               else pose_to_inverse_matrix(child_offset))
+        return self._offset  # type: ignore[return-value]
 
     @property
     def moving(self) -> bool:
         return self.joint is not None and self.joint.type is not JointType.FIXED
+
+    def with_joint(self, joint: Joint) -> Edge:
+        """The same edge through ``joint`` (matrices already computed are shared)."""
+        return Edge(self.child, self.parent, joint, self._origin, self._offset, self.kind,
+                    pose=self._pose, child_offset=self._child_offset)
 
 
 class KinematicTree:
@@ -229,10 +314,8 @@ class KinematicTree:
                 f'link {joint.child!r} is the child of two joints ({other.name if other else "?"!r}'
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
-        offset = (_identity() if joint.child_offset.is_identity
-                  else pose_to_inverse_matrix(joint.child_offset))
-        self.edges[joint.child] = Edge(joint.child, joint.parent, joint,
-                                       pose_to_matrix(joint.origin), offset, 'link')
+        self.edges[joint.child] = Edge(joint.child, joint.parent, joint, kind='link',
+                                       pose=joint.origin, child_offset=joint.child_offset)
 
     def _resolve_frames(self, scene: Scene) -> None:
         for name, frame in self.frames.items():
@@ -245,16 +328,14 @@ class KinematicTree:
             if target == name:
                 raise CycleError(f'frame {name!r} is attached to itself', scene.source,
                                  frame.line, code='FRAME_ATTACHED_TO_CYCLE')
-            self.edges[name] = Edge(name, target, None, pose_to_matrix(frame.pose), _identity(),
-                                    'frame')
+            self.edges[name] = Edge(name, target, None, kind='frame', pose=frame.pose)
 
     def _place_model_roots(self, scene: Scene) -> None:
         for model in scene.models:
             for link in model.links:
                 name = scoped(model.name, link.name)
                 if name not in self.edges:
-                    self.edges[name] = Edge(name, WORLD, None, pose_to_matrix(model.pose),
-                                            _identity(), 'model')
+                    self.edges[name] = Edge(name, WORLD, None, kind='model', pose=model.pose)
 
     def _single_root(self, scene: Scene) -> str:
         roots = [name for name in self.links if name not in self.edges]
@@ -272,28 +353,42 @@ class KinematicTree:
         return roots[0]
 
     def _topological_order(self) -> tuple[str, ...]:
-        """Every non-root frame, parents before children; raises CycleError on loops."""
+        """Every non-root frame, parents before children, otherwise in document order;
+        raises CycleError on loops."""
+        edges = self.edges
         children: dict[str, list[str]] = {}
-        for name, edge in self.edges.items():
-            children.setdefault(edge.parent, []).append(name)
+        for name, edge in edges.items():
+            siblings = children.get(edge.parent)
+            if siblings is None:
+                children[edge.parent] = [name]
+            else:
+                siblings.append(name)
+        # Keep the document's order where the tree allows it: stable and readable.
+        position: dict[str, int] | None = None
+        for siblings in children.values():
+            if len(siblings) > 1:
+                if position is None:
+                    position = {name: i for i, name in enumerate([*self.links, *self.frames])}
+                siblings.sort(key=position.__getitem__)
         order: list[str] = []
         stack = [self.root]
         while stack:
-            for child in children.get(stack.pop(), ()):
-                order.append(child)
-                stack.append(child)
-        if len(order) != len(self.edges):
+            node = stack.pop()
+            order.append(node)
+            below = children.get(node)
+            if below:
+                stack.extend(reversed(below))
+        del order[0]  # the root
+        if len(order) != len(edges):
             reached = set(order)
-            stuck = next(n for n in self.edges if n not in reached)
-            edge = self.edges[stuck]
+            stuck = next(n for n in edges if n not in reached)
+            edge = edges[stuck]
             line = edge.joint.line if edge.joint else self.frames[stuck].line
             what = 'joints' if edge.joint else 'frames'
             raise CycleError(f'{stuck!r} is part of a loop of {what} and never reaches '
                              f'{self.root!r}', self.scene.source, line,
                              code='FRAME_ATTACHED_TO_CYCLE' if what == 'frames' else 'CYCLE')
-        # Keep the document's order where the tree allows it: stable and readable.
-        position = {name: i for i, name in enumerate([*self.links, *self.frames])}
-        return tuple(_stable_topological(order, self.edges, position, self.root))
+        return tuple(order)
 
     def _refuse_duplicate_dofs(self) -> None:
         seen: dict[str, Joint] = {}
@@ -310,6 +405,8 @@ class KinematicTree:
         """A joint may not be named like another joint's coordinate (``j/x``, ...) or a screw's
         translation (``j/translation``): in URDF these become joints, in one namespace."""
         for joint in self.joints.values():
+            if joint.type in _NO_GENERATED_NAMES:
+                continue
             generated = set(dof_names(joint)) - {joint.name}
             if joint.type is JointType.SCREW:
                 generated.add(f'{joint.name}/translation')
@@ -341,7 +438,7 @@ class KinematicTree:
                 resolved[name] = _replace(joint, mimic=mimic)
         for name, joint in resolved.items():
             self.joints[name] = joint
-            self.edges[joint.child] = _replace(self.edges[joint.child], joint=joint)
+            self.edges[joint.child] = self.edges[joint.child].with_joint(joint)
 
     def _leading_mimic(self, joint: Joint) -> Mimic:
         """``joint``'s mimic expressed in the coordinate of the chain's leading joint."""
@@ -411,20 +508,3 @@ class KinematicTree:
             poses[name] = poses[self.edges[name].parent] @ self.local_transform(name, q)
         return poses
 
-
-def _stable_topological(order: Iterable[str], edges: Mapping[str, Edge],
-                        position: Mapping[str, int], root: str) -> list[str]:
-    """Parents first, otherwise in document order (depth-first over sorted children)."""
-    children: dict[str, list[str]] = {}
-    for name in order:
-        children.setdefault(edges[name].parent, []).append(name)
-    for names in children.values():
-        names.sort(key=lambda n: position.get(n, len(position)))
-    out: list[str] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node != root:
-            out.append(node)
-        stack.extend(reversed(children.get(node, [])))
-    return out

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
-from robot_formats.core.rotations import quat_to_rotation, rotation_to_rpy
+from robot_formats.core.rotations import quat_to_rpy
 
 __all__ = [
     'Vec3', 'Pose', 'IDENTITY', 'Box', 'Cylinder', 'Sphere', 'Ellipsoid', 'Capsule', 'Cone',
@@ -81,7 +81,7 @@ class Pose:
         """Roll, pitch, yaw (URDF convention) of the rotation, exact near gimbal lock too."""
         if self.quat == (0.0, 0.0, 0.0, 1.0):
             return (0.0, 0.0, 0.0)
-        return rotation_to_rpy(quat_to_rotation(self.quat))
+        return quat_to_rpy(self.quat)
 
 
 IDENTITY = Pose()

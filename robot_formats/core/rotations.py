@@ -6,13 +6,18 @@ and :mod:`robot_formats.core.transforms` adds the poses.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
+from robot_formats.core.lazy import numpy_on_first_use
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = numpy_on_first_use(globals())
 
 __all__ = ['normalized', 'quat_to_rotation', 'rotations_to_quats', 'rotation_to_quat',
            'entries_to_quat', 'translation', 'axis_angle', 'axis_angles', 'exp_rotvec', 'invert',
-           'rotation_to_rpy', 'rpy_to_rotation']
+           'rotation_to_rpy', 'rpy_to_rotation', 'quat_to_rpy']
 
 
 def normalized(vector: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -162,16 +167,13 @@ def exp_rotvec(rotvec: Sequence[float] | np.ndarray) -> np.ndarray:
     return axis_angle(v / angle, angle)
 
 
-_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
-
-
 def invert(matrix: np.ndarray) -> np.ndarray:
     """Inverse of a rigid transform (faster and exacter than a general inverse)."""
     out = np.empty((4, 4))
     rotation_t = matrix[:3, :3].T
     out[:3, :3] = rotation_t
     out[:3, 3] = -rotation_t @ matrix[:3, 3]
-    out[3] = _LAST_ROW
+    out[3] = (0.0, 0.0, 0.0, 1.0)
     return out
 
 
@@ -194,3 +196,36 @@ def rpy_to_rotation(rpy: Sequence[float] | np.ndarray) -> np.ndarray:
     roll, pitch, yaw = rpy
     return (axis_angle((0, 0, 1), yaw) @ axis_angle((0, 1, 0), pitch)
             @ axis_angle((1, 0, 0), roll))
+
+
+
+def _axis_angle_rows(axis: tuple[float, float, float], angle: float
+                     ) -> tuple[tuple[float, ...], ...]:
+    """:func:`axis_angle`'s matrix as rows of floats (the same arithmetic)."""
+    x, y, z = axis
+    c, s = math.cos(angle), math.sin(angle)
+    t = 1.0 - c
+    return ((t * x * x + c, t * x * y - s * z, t * x * z + s * y),
+            (t * x * y + s * z, t * y * y + c, t * y * z - s * x),
+            (t * x * z - s * y, t * y * z + s * x, t * z * z + c))
+
+
+def _times_transposed(a: tuple[tuple[float, ...], ...], b: tuple[tuple[float, ...], ...]
+                      ) -> tuple[tuple[float, ...], ...]:
+    """a · bᵀ of 3×3 row tuples, each entry summed in index order."""
+    return tuple(tuple(row[0] * other[0] + row[1] * other[1] + row[2] * other[2] for other in b)
+                 for row in a)
+
+
+def quat_to_rpy(quat: Sequence[float]) -> tuple[float, float, float]:
+    """``rotation_to_rpy(quat_to_rotation(quat))`` in plain floats (no numpy), by the same
+    steps."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rotation_entries(quat)
+    cos_pitch = math.hypot(r21, r22)
+    pitch = math.atan2(-r20, cos_pitch)
+    roll = math.atan2(r21, r22) if cos_pitch > 0.0 else 0.0
+    rotation = ((r00, r01, r02), (r10, r11, r12), (r20, r21, r22))
+    rest = _times_transposed(_times_transposed(rotation, _axis_angle_rows((1.0, 0.0, 0.0), roll)),
+                             _axis_angle_rows((0.0, 1.0, 0.0), pitch))
+    sine = rest[1][0] if rest[1][0] != 0.0 else 0.0  # +0: yaw +π, as numpy's sums give it
+    return (roll, pitch, math.atan2(sine, rest[0][0]))

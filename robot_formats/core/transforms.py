@@ -7,13 +7,19 @@ Frame notation as in libsdformat and Drake: ``X_AB`` is the pose of frame B in f
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
+from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.model import Pose
 from robot_formats.core.rotations import (  # noqa: F401  (re-exported: this module's names)
     _NO_ROTATION, _rotation_entries, axis_angle, axis_angles, entries_to_quat, exp_rotvec,
     invert, normalized, quat_to_rotation, rotation_to_quat, rotation_to_rpy, rotations_to_quats,
     rpy_to_rotation, translation)
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = numpy_on_first_use(globals())
 
 __all__ = [
     'pose_to_matrix', 'pose_to_inverse_matrix', 'matrix_to_pose', 'quat_to_rotation',

@@ -11,10 +11,10 @@ from lxml import etree
 from robot_formats.core.errors import Diagnostic
 from robot_formats.formats.spec import FormatSpec, LoadContext
 
-__all__ = ['BUILTIN_FORMATS']
 from robot_formats.core.model import Scene
-from robot_formats.formats.skel.reader import parse_skel_element
 from robot_formats.formats.urdf.reader import parse_urdf_element
+
+__all__ = ['BUILTIN_FORMATS']
 
 
 def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
@@ -27,6 +27,7 @@ URDF = FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Des
 
 def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
+    from robot_formats.formats.skel.reader import parse_skel_element
     return parse_skel_element(root, str(path), warnings)
 
 
@@ -40,6 +41,8 @@ def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
 
 
 def _claims_hrdf(root: etree._Element) -> bool:
+    if root.get('name') is not None:
+        return False  # URDF requires a name, HRDF refuses one: no need to import the HRDF reader
     from robot_formats.formats.hrdf.reader import looks_like_hrdf
     return looks_like_hrdf(root)
 

@@ -27,13 +27,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace as _replace
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from robot_formats.core.kinematics import KinematicTree, planar_axes
+from robot_formats.core.kinematics import Edge, KinematicTree, planar_axes
+from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.model import (IDENTITY, Joint, JointType, Limits, Link, Mimic, Model,
-                                      dof_names)
+                                      Pose, dof_names)
 from robot_formats.core.transforms import matrix_to_pose, normalized, pose_to_matrix
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = numpy_on_first_use(globals())
 
 __all__ = ['lower', 'URDF_NATIVE']
 
@@ -86,11 +91,11 @@ class _Lowering:
             if edge.joint is None:
                 self.joints.append(Joint(self.joint_names(f'{self.frame_link[child]}/attach'),
                                          JointType.FIXED, self.frame_link[edge.parent],
-                                         self.frame_link[child], matrix_to_pose(edge.origin)))
+                                         self.frame_link[child], _canonical(edge.pose)))
             else:
                 joint = _replace(edge.joint, parent=self.frame_link[edge.joint.parent],
                                  child=self.frame_link[edge.joint.child])
-                self.lower_joint(joint, edge.origin, edge.offset)
+                self.lower_joint(joint, edge)
         return Model(name, tuple(self.links), tuple(self.joints),
                      initial_positions=dict(tree.initial_positions), source=tree.scene.source)
 
@@ -99,11 +104,12 @@ class _Lowering:
         self.links.append(Link(name))
         return name
 
-    def lower_joint(self, joint: Joint, origin: np.ndarray, offset: np.ndarray) -> None:
-        """Emit the chain for ``joint``; ``offset`` is X_JC (joint frame → child link)."""
+    def lower_joint(self, joint: Joint, edge: Edge) -> None:
+        """Emit the chain for ``joint``, which ``edge`` places (X_PJ, and X_JC: joint frame →
+        child link)."""
         steps = _chain(joint)
         parent = joint.parent
-        origin_pose = matrix_to_pose(origin)
+        origin_pose = _canonical(edge.pose)
         for index, step in enumerate(steps):
             last = index == len(steps) - 1
             step_origin = origin_pose if index == 0 else IDENTITY
@@ -113,13 +119,14 @@ class _Lowering:
                 parent = child
                 continue
             self.finish(_replace(step, parent=parent, child=joint.child, origin=step_origin),
-                        offset)
+                        edge)
 
-    def finish(self, step: Joint, offset: np.ndarray) -> None:
+    def finish(self, step: Joint, edge: Edge) -> None:
         """Emit the joint that ends at the real child, folding X_JC into it where exact."""
-        if _is_identity(offset):
+        if edge.child_offset.is_identity or _is_identity(edge.offset):
             self.joints.append(step)
             return
+        offset = edge.offset
         folded = _fold(step, offset)
         if folded is not None:
             self.joints.append(folded)
@@ -128,6 +135,12 @@ class _Lowering:
         self.joints.append(_replace(step, child=frame_link))
         self.joints.append(Joint(self.joint_names(f'{step.name}/offset'), JointType.FIXED,
                                  frame_link, step.child, matrix_to_pose(offset)))
+
+
+def _canonical(pose: Pose) -> Pose:
+    """``pose`` with w >= 0, as :func:`matrix_to_pose` gives poses (the same rotation)."""
+    x, y, z, w = pose.quat
+    return pose if w >= 0.0 else Pose(pose.xyz, (-x, -y, -z, -w))
 
 
 def _is_identity(matrix: np.ndarray) -> bool:
@@ -166,6 +179,8 @@ def _chain(joint: Joint) -> list[Joint]:
     """The one-DoF (or ball/floating) joints whose product is the joint's motion M(q)."""
     kind = joint.type
     if kind in URDF_NATIVE:
+        if joint.axis2 is None and joint.child_offset == IDENTITY:
+            return [joint]
         return [_replace(joint, child_offset=IDENTITY, axis2=None)]
     limits = list(joint.limits) + [None] * 3  # type: ignore[list-item]
     name = joint.name
