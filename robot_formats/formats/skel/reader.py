@@ -141,13 +141,25 @@ def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._E
     solids: list[tuple[object, Rigid]] = []  # (inertia geometry, placement), DART order
     soft: SoftBody | None = None
     for tag, holder in holders:
-        parts = index(holder)
-        sub = parts.get('transformation')
-        frame = IDENTITY if sub is None else transformation(ctx, sub)
+        frame_el = color_el = geometry_el = None  # the first of each
+        for sub in holder:
+            part = sub.tag
+            if part.__class__ is not str:  # a comment or processing instruction
+                continue
+            if part[0] == '{':
+                part = part.rpartition('}')[2]
+            if part == 'geometry':
+                if geometry_el is None:
+                    geometry_el = sub
+            elif part == 'transformation':
+                if frame_el is None:
+                    frame_el = sub
+            elif part == 'color' and color_el is None:
+                color_el = sub
+        frame = IDENTITY if frame_el is None else transformation(ctx, frame_el)
         frame_pose = to_pose(frame)
-        sub = parts.get('color')
-        material = None if sub is None else _material(ctx, sub)
-        pieces, proxy = read_geometry(ctx, holder, tag == 'soft_shape', parts)
+        material = None if color_el is None else _material(ctx, color_el)
+        pieces, proxy = read_geometry(ctx, holder, geometry_el, tag == 'soft_shape')
         if tag != 'soft_shape':
             solids.append((proxy, frame))
         elif soft is None:

@@ -33,7 +33,7 @@ from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, G
 from robot_formats.formats.urdf.reader import mesh_uri
 from robot_formats.core.xmlsafe import local_name
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, translation
-from robot_formats.formats.skel.values import (Ctx, child, children, index, number, require, vector,
+from robot_formats.formats.skel.values import (Ctx, child, children, number, require, vector,
                                                warn)
 
 __all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
@@ -101,17 +101,6 @@ def _size(ctx: Ctx, element: etree._Element) -> tuple[float, float, float]:
     return size  # type: ignore[return-value]
 
 
-def read_geometry(ctx: Ctx, holder: etree._Element, soft: bool = False,
-                  parts: dict[str, etree._Element] | None = None
-                  ) -> tuple[list[tuple[Geometry, Rigid]], object]:
-    """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>``:
-    (geometry, offset in the shape frame) pairs, several for a multi-sphere, none for a pyramid
-    (the model has no pyramid), and the geometry DART computes the shape's inertia from (a
-    :class:`MultiSphere` for a multi-sphere, a :class:`Pyramid` for a pyramid)."""
-    pieces, proxy = _read_pieces(ctx, holder, soft, index(holder) if parts is None else parts)
-    return pieces, (proxy if proxy is not None else pieces[0][0])
-
-
 def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
     """The shape DART builds from a ``<geometry>``: the first of :data:`SHAPE_PRIORITY` it
     holds. Other children (a ``<color>`` written inside ``<geometry>``) are no shapes: DART reads
@@ -141,12 +130,13 @@ def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
     return shapes[kind]
 
 
-def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
-                 parts: dict[str, etree._Element]
-                 ) -> tuple[list[tuple[Geometry, Rigid]], object | None]:
-    """The (geometry, offset) pairs and the shape's inertia stand-in when the first piece
-    cannot serve as one (``parts``: the holder's index)."""
-    geometry = parts.get('geometry')
+def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | None,
+                  soft: bool = False) -> tuple[list[tuple[Geometry, Rigid]], object]:
+    """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>`` whose
+    first ``<geometry>`` is ``geometry`` (None: it has none, an error): (geometry, offset in
+    the shape frame) pairs, several for a multi-sphere, none for a pyramid (the model has no
+    pyramid), and the geometry DART computes the shape's inertia from (the first piece's, a
+    :class:`MultiSphere` for a multi-sphere, a :class:`Pyramid` for a pyramid)."""
     if geometry is None:
         require(ctx, holder, 'geometry')  # raises
     shape = kind = None
@@ -173,19 +163,23 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
             raise SchemaError('a <soft_shape> is a box, ellipsoid, sphere or cylinder, not '
                               f'<{kind}>', ctx.file, shape.sourceline)
     here = IDENTITY
+    solid: Geometry
     if kind == 'box':
-        return [(Box(_size(ctx, shape)), here)], None
+        solid = Box(_size(ctx, shape))
+        return [(solid, here)], solid
     if kind == 'ellipsoid':
         size = _size(ctx, shape)
-        return [(Ellipsoid(tuple(v / 2.0 for v in size)), here)], None  # type: ignore[arg-type]
+        solid = Ellipsoid((size[0] / 2.0, size[1] / 2.0, size[2] / 2.0))
+        return [(solid, here)], solid
     if kind == 'sphere':
-        return [(Sphere(_size_value(ctx, shape, 'radius')), here)], None
+        solid = Sphere(_size_value(ctx, shape, 'radius'))
+        return [(solid, here)], solid
     if kind in ('cylinder', 'capsule', 'cone'):
         radius = _size_value(ctx, shape, 'radius')
         height = _size_value(ctx, shape, 'height')
-        solid: Geometry = (Cylinder(radius, height) if kind == 'cylinder' else
-                           Capsule(radius, height) if kind == 'capsule' else Cone(radius, height))
-        return [(solid, here)], None
+        solid = (Cylinder(radius, height) if kind == 'cylinder' else
+                 Capsule(radius, height) if kind == 'capsule' else Cone(radius, height))
+        return [(solid, here)], solid
     if kind == 'pyramid':
         sides = tuple(_size_value(ctx, shape, tag)
                       for tag in ('base_width', 'base_depth', 'height'))
@@ -194,9 +188,11 @@ def _read_pieces(ctx: Ctx, holder: etree._Element, soft: bool,
              'SKEL_UNSUPPORTED_SHAPE')
         return [], Pyramid(sides)  # type: ignore[arg-type]
     if kind == 'plane':
-        return [_plane(ctx, shape)], None
+        piece = _plane(ctx, shape)
+        return [piece], piece[0]
     if kind == 'mesh':
-        return [(_mesh(ctx, shape), here)], None
+        solid = _mesh(ctx, shape)
+        return [(solid, here)], solid
     spheres = list(children(shape, 'sphere'))  # multi_sphere
     if not spheres:
         raise SchemaError('<multi_sphere> needs at least one <sphere>', ctx.file,
@@ -267,6 +263,10 @@ def shape_inertia(geometry: Geometry, mass: float, placement: Rigid, com: Vec3
     r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = placement
     dx, dy, dz = px - com[0], py - com[1], pz - com[2]
     dd = dx * dx + dy * dy + dz * dz
+    if (r00 == r11 == r22 == 1.0 and r01 == r02 == r10 == r12 == r20 == r21 == 0.0):
+        # not rotated (most shapes): R · diag · Rᵀ is the diagonal itself
+        return (a + mass * (dd - dx * dx), -mass * dx * dy, -mass * dx * dz,
+                b + mass * (dd - dy * dy), -mass * dy * dz, c + mass * (dd - dz * dz))
     return (a * r00 * r00 + b * r01 * r01 + c * r02 * r02 + mass * (dd - dx * dx),
             a * r00 * r10 + b * r01 * r11 + c * r02 * r12 - mass * dx * dy,
             a * r00 * r20 + b * r01 * r21 + c * r02 * r22 - mass * dx * dz,
