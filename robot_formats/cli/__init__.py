@@ -9,26 +9,57 @@ Warnings go to stderr as ``file:line: warning: message`` and never change the ex
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import os
 import sys
-from typing import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from robot_formats import formats
 from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
                          add_world_option, configuration, load_file, print_warnings)
 from robot_formats.core.errors import FormatError
-from robot_formats.presentation.info_details import dof_notes, scene_notes
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
 
-__all__ = ['main', 'frames_document', 'EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE', 'EXIT_INTERNAL',
-           'UsageError']
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ['main', 'frames_document', 'COMMANDS', 'EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE',
+           'EXIT_INTERNAL', 'UsageError']
+
+#: Every subcommand, in the order ``--help`` lists them: name → (its one-line help, and
+#: ``'module:function'``, the function that adds the command's parser to the subparsers and
+#: sets its ``handler``). Only the command being run has its module imported (``--help`` lists
+#: the help lines above), so each command pays for its own imports only: ``check`` needs no
+#: numpy, no rendering, no ROS. To add a command: one entry here (a function adding several
+#: commands is named by each of them, and called once).
+COMMANDS: dict[str, tuple[str, str]] = {
+    'check': ('validate a file (exit 0 valid, 1 invalid)', 'robot_formats.cli:add_check_parser'),
+    'convert': ('write a file as URDF', 'robot_formats.cli:add_convert_parser'),
+    'info': ('human summary: models, links, joints, DoF, frame tree',
+             'robot_formats.cli:add_info_parser'),
+    'frames': ('the resolved frame tree, poses in the root frame',
+               'robot_formats.cli:add_frames_parser'),
+    'render': ('draw a model, world or problem into a PNG (or a motion into a GIF)',
+               'robot_formats.cli.render:add_render_parser'),
+    'motion': ('sample the motions of an XMDI file (or write them back as XMDI)',
+               'robot_formats.cli.motion:add_motion_parser'),
+    'record': ('record joint states from ROS 2 into an XMDI motion',
+               'robot_formats.cli.motion:add_record_parser'),
+    'controllers': ('write a ros2_control URDF and controller_manager file for a robot',
+                    'robot_formats.cli.control:add_controllers_parser'),
+    'tf-echo': ('print the TF tree (through a tf2_ros Buffer) and robot_description received '
+                'over ROS 2, then exit', 'robot_formats.cli:add_tf_echo_parser'),
+    'grasps': ('grasps of an object of a TMP problem (discrete ones and samples of the '
+               'continuous sets)', 'robot_formats.cli.tmp:add_parsers'),
+    'placements': ("stable poses of an object on a support of a TMP problem (from its SOPs and "
+                   "the support's SSSP)", 'robot_formats.cli.tmp:add_parsers'),
+}
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _parser(_command_word(argv))
     args = parser.parse_args(argv)
     if not getattr(args, 'command', None):
         parser.print_help()
@@ -54,7 +85,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is no option: the
+    top-level options, --help and --version, take no value), or None."""
+    return next((word for word in argv if not word.startswith('-')), None)
+
+
+def _adder(where: str) -> Callable[[argparse._SubParsersAction], None]:
+    module, _, function = where.partition(':')
+    return getattr(importlib.import_module(module), function)
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: ``command`` (if any) complete, every other command by its
+    name and help line only (enough for ``--help`` and for refusing an unknown command)."""
     parser = argparse.ArgumentParser(
         prog='robot-formats',
         description='Read robot, scene, problem and motion files; convert them to URDF; '
@@ -62,25 +106,42 @@ def _parser() -> argparse.ArgumentParser:
     from robot_formats import __version__
     parser.add_argument('--version', action='version', version=f'robot-formats {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+    chosen = COMMANDS[command][1] if command in COMMANDS else None
+    for name, (help_line, where) in COMMANDS.items():
+        if name in sub.choices:
+            continue  # added with the chosen command by the same function
+        if where == chosen:
+            _adder(where)(sub)
+        else:
+            sub.add_parser(name, help=help_line)
+    return parser
 
-    check = sub.add_parser('check', help='validate a file (exit 0 valid, 1 invalid)')
+
+def add_check_parser(sub: argparse._SubParsersAction) -> None:
+    check = sub.add_parser('check', help=COMMANDS['check'][0])
     check.add_argument('path')
     check.add_argument('--strict', action='store_true', help='treat warnings as errors')
     add_world_option(check)
     check.set_defaults(handler=_cmd_check)
 
-    convert = sub.add_parser('convert', help='write a file as URDF')
+
+def add_convert_parser(sub: argparse._SubParsersAction) -> None:
+    convert = sub.add_parser('convert', help=COMMANDS['convert'][0])
     convert.add_argument('path')
     convert.add_argument('-o', '--output', required=True, help="output URDF path ('-' = stdout)")
     add_world_option(convert)
     convert.set_defaults(handler=_cmd_convert)
 
-    info = sub.add_parser('info', help='human summary: models, links, joints, DoF, frame tree')
+
+def add_info_parser(sub: argparse._SubParsersAction) -> None:
+    info = sub.add_parser('info', help=COMMANDS['info'][0])
     info.add_argument('path')
     add_world_option(info)
     info.set_defaults(handler=_cmd_info)
 
-    frames = sub.add_parser('frames', help='the resolved frame tree, poses in the root frame')
+
+def add_frames_parser(sub: argparse._SubParsersAction) -> None:
+    frames = sub.add_parser('frames', help=COMMANDS['frames'][0])
     frames.add_argument('path')
     add_world_option(frames)
     frames.add_argument('--positions', help='comma-separated values in the format\'s natural '
@@ -91,18 +152,8 @@ def _parser() -> argparse.ArgumentParser:
     frames.set_defaults(handler=_cmd_frames)
 
 
-    from robot_formats.cli.render import add_render_parser
-    add_render_parser(sub)
-
-    from robot_formats.cli.motion import add_motion_parser, add_record_parser
-    add_motion_parser(sub)
-    add_record_parser(sub)
-
-    from robot_formats.cli.control import add_controllers_parser
-    add_controllers_parser(sub)
-
-    echo = sub.add_parser('tf-echo', help='print the TF tree (through a tf2_ros Buffer) and '
-                          'robot_description received over ROS 2, then exit')
+def add_tf_echo_parser(sub: argparse._SubParsersAction) -> None:
+    echo = sub.add_parser('tf-echo', help=COMMANDS['tf-echo'][0])
     echo.add_argument('--description-topic', default='robot_description',
                       help='the description topic (default: robot_description)')
     echo.add_argument('--timeout', type=float, default=30.0)
@@ -110,10 +161,6 @@ def _parser() -> argparse.ArgumentParser:
                       help='wait until at least this many frames (root included) are known')
     echo.add_argument('--json', action='store_true')
     echo.set_defaults(handler=_cmd_tf_echo)
-
-    from robot_formats.cli.tmp import (add_parsers as add_tmp_parsers)
-    add_tmp_parsers(sub)
-    return parser
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -153,6 +200,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
+    from robot_formats.presentation.info_details import dof_notes, scene_notes
     result, tree = load_file(args.path, args.world)
     scene = result.scene
     print(f'{args.path}: {result.format}{" world" if scene.is_world else ""} {scene.name!r}')
@@ -224,6 +272,7 @@ def _cmd_frames(args: argparse.Namespace) -> int:
         from robot_formats.cli.tmp import problem_sections
         document.update(problem_sections(args.path, document['frames']))
     if args.json:
+        import json
         json.dump(document, sys.stdout, indent=1)
         sys.stdout.write('\n')
         return EXIT_OK

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from robot_formats import formats
 from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.model import dof_names
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = numpy_on_first_use(globals())
 
 __all__ = ['EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE', 'EXIT_INTERNAL', 'UsageError',
            'add_world_option', 'print_warnings', 'load_file', 'configuration']

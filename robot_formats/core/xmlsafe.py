@@ -25,7 +25,6 @@ from pathlib import Path
 
 from lxml import etree
 
-from robot_formats.core import xmlrepair
 from robot_formats.core.errors import (Diagnostic, FileAccessError, FormatError, InvalidValueError,
                                        SchemaError, UnsafeXmlError, XmlSyntaxError)
 
@@ -145,6 +144,7 @@ def _parse_as_tinyxml2(data: bytes, file: str | Path | None, err: etree.XMLSynta
     parser; the repairs become warnings. TinyXML2's refusals raise XmlSyntaxError."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise _syntax_error(err, file) from err  # TinyXML2 reads UTF-8 only
+    from robot_formats.core import xmlrepair  # only for documents libxml2 refuses
     repaired = xmlrepair.repair(data, file, roots)
     if not repaired.repairs:  # nothing TinyXML2 reads differently: libxml2's verdict stands
         raise _syntax_error(err, file) from err

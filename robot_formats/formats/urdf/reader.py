@@ -36,7 +36,6 @@ from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinde
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
                                       Vec3, vec3)
-from robot_formats.core.xmlrepair import UNDECLARED_NAMESPACE
 from robot_formats.core.xmlsafe import attr_float, floats, local_name, read_xml, required_attr
 
 __all__ = ['read_urdf', 'parse_urdf_element', 'mesh_uri', 'SUPPORTED_VERSIONS']
@@ -261,7 +260,11 @@ class _UrdfParser:
     def note_extensions(self, root: etree._Element) -> None:
         """One note per extension element (another XML namespace), where it first occurs."""
         seen: dict[str, list[etree._Element]] = {}
-        for element in _NAMESPACED(root):  # usually none: one C-level scan
+        namespaced = _NAMESPACED(root)  # usually none: one C-level scan
+        if not namespaced:
+            return
+        from robot_formats.core.xmlrepair import UNDECLARED_NAMESPACE
+        for element in namespaced:
             parent = element.getparent()
             if element.prefix is not None and parent is not None and parent.prefix is None:
                 seen.setdefault(_written_name(element), []).append(element)
