@@ -19,7 +19,8 @@ import numpy as np
 from robot_formats.core.errors import Diagnostic
 from robot_formats.core.model import (WORLD, Collision, Frame, Joint, JointType, Limits, Link,
                                       Model, Pose, Scene, Visual)
-from robot_formats.core.transforms import invert, rotation_to_quat
+from robot_formats.core.rotations import entries_to_quat
+from robot_formats.core.transforms import invert
 from robot_formats.formats.sdformat.dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
 from robot_formats.formats.sdformat.frames import ModelFrames, WorldFrames, resolve_world
 
@@ -29,11 +30,10 @@ __all__ = ['to_scene']
 def matrix_to_pose(matrix: np.ndarray) -> Pose:
     """``transforms.matrix_to_pose`` with a fast path for unrotated frames (most frames of a
     composed world sit on their links without rotation): the scene converts every frame."""
-    (r0, r1, r2, r3) = matrix.tolist()
-    xyz = (r0[3], r1[3], r2[3])
-    if r0[0] == 1.0 and r1[1] == 1.0 and r2[2] == 1.0:
-        return Pose(xyz)
-    return Pose(xyz, rotation_to_quat(matrix[:3, :3]))
+    (m00, m01, m02, x), (m10, m11, m12, y), (m20, m21, m22, z), _ = matrix.tolist()
+    if m00 == 1.0 and m11 == 1.0 and m22 == 1.0:
+        return Pose((x, y, z))
+    return Pose((x, y, z), entries_to_quat(m00, m01, m02, m10, m11, m12, m20, m21, m22))
 
 
 def _local(model_name: str, scoped: str) -> str:
@@ -84,7 +84,8 @@ class _Builder:
             x_wj = graph.pose(joint.name)
             x_pj = x_wj if parent == WORLD else self.inverse(parent) @ x_wj
             x_cj = x_wj if child == WORLD else self.inverse(child) @ x_wj
-            scene_joints.append(self.joint(joint, joint.name, parent, child, x_pj, x_cj, graph,
+            scene_joints.append(self.joint(joint, joint.name, parent, child,
+                                           matrix_to_pose(x_pj), matrix_to_pose(x_cj), graph,
                                            joint.name, joint.name))
         models, scene_joints = self.break_loops(models, scene_joints)
         children = {j.child for j in scene_joints}
@@ -150,8 +151,8 @@ class _Builder:
                 collisions.append(item)
         return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
 
-    def joint(self, joint: SdfJoint, name: str, parent: str, child: str, x_pj: np.ndarray,
-              x_cj: np.ndarray, owner, local: str, scoped: str) -> Joint:
+    def joint(self, joint: SdfJoint, name: str, parent: str, child: str, x_pj: Pose,
+              x_cj: Pose, owner, local: str, scoped: str) -> Joint:
         """The neutral joint: ``name``, ``parent`` and ``child`` as the model (or the world)
         names them, its frame in the parent and child links; ``local``: its name in
         ``owner``, the scope its axes' ``expressed_in`` names frames of; ``scoped``: its name
@@ -163,9 +164,9 @@ class _Builder:
         if all(lim == _NO_LIMITS for lim in limits):
             limits = ()
         dynamics = joint.axis.dynamics if joint.axis is not None else None
-        return Joint(name, joint.type, parent, child, matrix_to_pose(x_pj),
+        return Joint(name, joint.type, parent, child, x_pj,
                      axis if axis is not None else (0.0, 0.0, 1.0), axis2,
-                     matrix_to_pose(x_cj), limits, dynamics, joint.mimic,
+                     x_cj, limits, dynamics, joint.mimic,
                      joint.axis_order, joint.pitch, joint.line)
 
     def break_loops(self, models: list[Model], world_joints: list[Joint]
@@ -256,19 +257,19 @@ class _ModelBuild:
             if x_ms is not None:
                 x_mj = x_ms @ x_mj
             child_link = graph.link_of(joint.child)
-            x_cj = self.relative(graph, prefix, x_ms, child_link, x_mj)
+            x_cj = matrix_to_pose(self.relative(graph, prefix, x_ms, child_link, x_mj))
             child = _world_or(prefix + child_link)
-            if joint.has_frame:
-                self.frames.append(Frame(prefix + local, child, matrix_to_pose(x_cj),
-                                         joint.line))
+            if joint.has_frame:  # the joint frame, on the link it is attached to: its child
+                self.frames.append(Frame(prefix + local, child, x_cj, joint.line))
             if joint.parent == WORLD:
                 parent, x_pj = WORLD, self.world_pose(x_mj)
             else:
                 parent_link = graph.link_of(joint.parent)
                 parent = _world_or(prefix + parent_link)
                 x_pj = self.relative(graph, prefix, x_ms, parent_link, x_mj)
-            self.joints.append(builder.joint(joint, prefix + local, parent, child, x_pj, x_cj,
-                                             graph, local, f'{top}::{prefix}{local}'))
+            self.joints.append(builder.joint(joint, prefix + local, parent, child,
+                                             matrix_to_pose(x_pj), x_cj, graph, local,
+                                             f'{top}::{prefix}{local}'))
         for frame in model.frames:
             self.frame(graph, prefix, x_ms, frame.name, frame.line)
         for nested in model.models:
