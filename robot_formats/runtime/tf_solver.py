@@ -128,7 +128,7 @@ class TransformSolver:
         np.cos(angles, out=features[:rotary, 2])
         np.sin(angles, out=features[:rotary, 3])
         features[rotary:rotary + prismatic, 2] = values[rotary:rotary + prismatic]
-        poses = np.matmul(features[:, None, :], plan.constants)[:, 0, :]
+        poses = np.einsum('ij,ijk->ik', features, plan.constants)  # row i: f_i · K_i
         if plan.generic.size:
             poses[plan.generic] = self._solve_generic(q, plan.edges[plan.generic])
         return poses
