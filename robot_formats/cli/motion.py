@@ -135,6 +135,9 @@ def add_record_parser(sub: argparse._SubParsersAction) -> None:
     record.add_argument('--tolerance', type=float, default=1e-4, metavar='RAD',
                         help='drop frames linear interpolation reproduces within this '
                              '(default 1e-4)')
+    record.add_argument('--qos', choices=('sensor_data', 'reliable'), default='sensor_data',
+                        help="joint_states QoS: sensor_data (best effort, accepts every "
+                             "publisher; default) or reliable")
     record.add_argument('--motion-name', default='recording',
                         help='name of the recorded motion (default: recording)')
     record.set_defaults(handler=_cmd_record)
@@ -149,7 +152,8 @@ def _cmd_record(args: argparse.Namespace) -> int:
     parameters: dict[str, object] = {
         'source': args.source, 'controller': args.controller,
         'servo_map': args.servo_map or '', 'frame_period': args.frame_period,
-        'tolerance': args.tolerance, 'motion_name': args.motion_name}
+        'tolerance': args.tolerance, 'motion_name': args.motion_name,
+        'joint_states_qos': args.qos}
     if args.joints:
         parameters['joints'] = list(args.joints)
     return run_record(args.output, args.duration, parameters)

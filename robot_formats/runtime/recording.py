@@ -8,7 +8,8 @@ do with every joint state they receive. No ROS here: stamped samples in, a Motio
   scale and offset inverted (``servo = (joint - offset) / scale``), so the player, given the
   same map, drives the joint back to the recorded value.
 * **Key frames**: a frame is kept only where linear interpolation between the kept ones would
-  miss it by more than ``tolerance`` (1e-4 rad by default). The reduction is streaming (each
+  miss it by more than ``tolerance`` (1e-4 rad by default, in joint units: a scaled servo's
+  tolerance is divided by the scale). The reduction is streaming (each
   servo keeps its last key and the slope interval that reproduces every frame since), so a
   recording holds its key frames only: a still or linear stretch of any length costs nothing.
 
@@ -128,7 +129,9 @@ class MotionRecorder:
         if len(set(servos)) != len(servos):
             raise InvalidValueError('two recorded joints map to one servo name')
         self.joints, self._bindings = joints, bindings
-        self._reducers = tuple(KeyFrameReducer(self.tolerance) for _ in joints)
+        # the tolerance is in joint units: a servo scaled by s reproduces its joint within
+        # |s| times the servo's own error
+        self._reducers = tuple(KeyFrameReducer(self.tolerance / abs(b.scale)) for b in bindings)
 
     def _indices(self, names: Sequence[str]) -> tuple[int, ...] | None:
         """Where each recorded joint is in a message's ``names`` (cached per name layout)."""
