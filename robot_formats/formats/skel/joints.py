@@ -86,7 +86,7 @@ class RawJoint:
 #: Coordinates per joint kind.
 _DOFS = {kind: len(suffixes) for kind, suffixes in DOF_SUFFIXES.items()}
 #: (coordinates, axes read) per joint kind name.
-_COUNTS = {kind.name: (count, _AXES_READ.get(kind, 0)) for kind, count in _DOFS.items()}
+_COUNTS = {kind._name_: (count, _AXES_READ.get(kind, 0)) for kind, count in _DOFS.items()}
 
 
 def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str) -> str | None:
@@ -211,7 +211,7 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
     Sources in DART's order of precedence: ``<axis*>`` (only for the kinds DART reads them
     for, see :data:`_AXES_READ`), then ``<init_pos>``/``<init_vel>``, then ``<dof>`` elements,
     which override entries of both. ``axis_kids``: the axes' indexes :func:`_axes` made."""
-    count, read = _COUNTS[raw.kind.name]  # (enum members hash in Python: key by name)
+    count, read = _COUNTS[raw.kind._name_]  # (enum members hash in Python: key by name)
     dofs: list[_DofValues] | None = None  # made when the file states anything beyond axes
     for slot in range(read):
         tag = _AXIS_TAGS[slot]
