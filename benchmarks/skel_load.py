@@ -9,9 +9,11 @@ Like with like:
   mostly measured the other jobs).
 * Interleaved per file: DART (dartpy 6.20, PyPI) runs in a subprocess (it segfaults or loops
   forever on some inputs, so it never runs in this process) that times its own ``readWorld``
-  calls, so process start-up, ``import dartpy`` and the pipe are not counted; for each file the
-  two sides take turns, one sample of DART, then one of robot_formats, REPEATS times, so a
-  change of the machine's load hits both alike.
+  calls, so process start-up, ``import dartpy`` and the pipe are not counted; a file's samples
+  are taken in pairs, one of DART, then one of robot_formats, back to back, so a change of the
+  machine's load hits both alike; and in REPEATS rounds over all files, so each file's samples
+  are spread over the whole run (on the shared machine a burst of other jobs lasts longer than
+  one file's samples would).
 * Warm on both sides: each side loads the file once, untimed, before its samples.
 * A sample times a batch of consecutive loads (the same batch size on both sides, chosen so a
   sample of the faster side lasts about BATCH_SECONDS: single loads of the smallest files take
@@ -123,31 +125,39 @@ def loadable(paths: list[Path]) -> list[Path]:
     return out
 
 
-def measure(path: Path, dart: DartTimer) -> tuple[float, float, float] | None:
-    """(DART, load(), read_skel()) median seconds per load of one file, samples interleaved;
-    None when DART loads nothing."""
-    import robot_formats
-    from robot_formats.formats.skel import read_skel
+class Subject:
+    """One corpus file's samples: DART's, load()'s and read_skel()'s seconds per load."""
 
+    def __init__(self, path: Path, count: int) -> None:
+        import robot_formats
+        from robot_formats.formats.skel import read_skel
+
+        self.path, self.count = path, count
+        self.load = lambda: robot_formats.load(path)
+        self.parse = lambda: read_skel(path, [])
+        self.samples: tuple[list[float], list[float], list[float]] = ([], [], [])
+
+    def sample(self, dart: DartTimer) -> None:
+        """One sample of each side, back to back."""
+        theirs, ours, parsed = self.samples
+        theirs.append(dart.seconds(self.path, self.count))
+        ours.append(_seconds(self.load, self.count))
+        parsed.append(_seconds(self.parse, self.count))
+
+    def medians(self) -> tuple[float, float, float]:
+        return tuple(statistics.median(s) for s in self.samples)  # type: ignore[return-value]
+
+
+def subject(path: Path, dart: DartTimer) -> Subject | None:
+    """The file warmed on both sides and its batch size fixed; None when DART loads nothing."""
     if not dart.warm(path):
         return None
-
-    def load() -> object:
-        return robot_formats.load(path)
-
-    def parse() -> object:
-        return read_skel(path, [])
-
-    load()  # warm: ours
-    parse()
-    first = min(_seconds(load, 1), dart.seconds(path, 1))
-    count = max(1, math.ceil(BATCH_SECONDS / max(first, 1e-7)))
-    theirs, ours, parsed = [], [], []
-    for _ in range(REPEATS):
-        theirs.append(dart.seconds(path, count))
-        ours.append(_seconds(load, count))
-        parsed.append(_seconds(parse, count))
-    return statistics.median(theirs), statistics.median(ours), statistics.median(parsed)
+    made = Subject(path, 1)
+    made.load()  # warm: ours
+    made.parse()
+    first = min(_seconds(made.load, 1), dart.seconds(path, 1))
+    made.count = max(1, math.ceil(BATCH_SECONDS / max(first, 1e-7)))
+    return made
 
 
 def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: ARG001
@@ -166,7 +176,7 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
           f'Python {sys.version.split()[0]}, {kind} SKEL reader')
     print(f'  corpus files robot_formats and DART both load; CPU time per load, median of '
           f'N = {REPEATS} samples per side (batches of ~{BATCH_SECONDS * 1e3:g} ms), samples '
-          'of the two sides interleaved, both warm')
+          'of the two sides interleaved (in pairs, in N rounds over all files), both warm')
     print(f'  ratio = robot_formats / dartpy readWorld; target: median ≤ {TARGET_MEDIAN}, '
           f'worst ≤ {TARGET_WORST}')
     print(f'  {"file":62s} {"dart ms":>8s} {"load ms":>8s} {"ratio":>6s} {"parse ms":>8s} '
@@ -174,18 +184,18 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
     ratios, parse_ratios = [], []
     dart = DartTimer()
     try:
-        for path in files:
-            result = measure(path, dart)
-            if result is None:
-                continue
-            theirs, ours, parse = result
-            ratios.append(ours / theirs)
-            parse_ratios.append(parse / theirs)
-            print(f'  {str(path.relative_to(CORPUS))[-62:]:62s} {theirs * 1e3:8.3f} '
-                  f'{ours * 1e3:8.3f} {ours / theirs:6.2f} {parse * 1e3:8.3f} '
-                  f'{parse / theirs:6.2f}', flush=True)
+        subjects = [made for made in (subject(path, dart) for path in files) if made is not None]
+        for _ in range(REPEATS):  # round-robin: each file's samples spread over the whole run
+            for made in subjects:
+                made.sample(dart)
     finally:
         dart.close()
+    for made in subjects:
+        theirs, ours, parse = made.medians()
+        ratios.append(ours / theirs)
+        parse_ratios.append(parse / theirs)
+        print(f'  {str(made.path.relative_to(CORPUS))[-62:]:62s} {theirs * 1e3:8.3f} '
+              f'{ours * 1e3:8.3f} {ours / theirs:6.2f} {parse * 1e3:8.3f} {parse / theirs:6.2f}')
     median, worst = statistics.median(ratios), max(ratios)
     print(f'  {len(ratios)} files, N = {REPEATS}; {sum(r <= TARGET_WORST for r in ratios)} '
           f'within {TARGET_WORST}×, {sum(r <= TARGET_MEDIAN for r in ratios)} within '
