@@ -196,8 +196,9 @@ class _UrdfParser:
         name = required_attr(root, 'name', self.file)
         self.version = self.urdf_version(root)
         self.note_extensions(root)
-        for material in _urdf_children(root, 'material'):
-            self.top_level_material(material)
+        for material in root.iterchildren('{*}material'):  # filtered in C; then as urdfdom
+            if material.prefix is None:
+                self.top_level_material(material)
         links: dict[str, Link] = {}
         joints: dict[str, Joint] = {}
         for child in root:
@@ -287,11 +288,21 @@ class _UrdfParser:
         """The pose an ``<origin>`` element (None: absent) gives."""
         if element is None:
             return IDENTITY
+        get = element.get
+        xyz_text, rpy_text, quat_text = get('xyz'), get('rpy'), get('quat_xyzw')
+        if quat_text is None and xyz_text is not None and rpy_text and \
+                '_' not in xyz_text and '_' not in rpy_text:
+            try:  # the common case, inline: plain numbers, three of each
+                x, y, z = map(float, xyz_text.split())
+                roll, pitch, yaw = map(float, rpy_text.split())
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(x + y + z + roll + pitch + yaw):
+                    return Pose.from_xyz_rpy((x, y, z), (roll, pitch, yaw))
         line = element.sourceline
-        xyz_text = element.get('xyz')
         xyz = (0.0, 0.0, 0.0) if xyz_text is None else _vector(
             xyz_text, self.file, line, '<origin xyz>', 3)
-        rpy_text, quat_text = element.get('rpy'), element.get('quat_xyzw')
         if quat_text is not None and self.version < (1, 1):
             self.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
                       'urdfdom does', element, 'URDF_VERSION_FEATURE')
@@ -381,13 +392,15 @@ class _UrdfParser:
     def inertia(self, inertial: etree._Element, inertia_el: etree._Element | None
                 ) -> tuple[float, float, float, float, float, float]:
         if inertia_el is not None:
-            try:  # the common case: six plain finite numbers
-                values = tuple(map(float, map(inertia_el.get, _INERTIA)))  # type: ignore[arg-type]
-                if math.isfinite(sum(values)) and not any(
-                        '_' in inertia_el.get(key) for key in _INERTIA):  # type: ignore[operator]
-                    return values  # type: ignore[return-value]
-            except (TypeError, ValueError):
-                pass
+            texts = tuple(map(inertia_el.get, _INERTIA))
+            if None not in texts and '_' not in ''.join(texts):  # type: ignore[arg-type]
+                try:  # the common case: six plain finite numbers
+                    values = tuple(map(float, texts))  # type: ignore[arg-type]
+                except ValueError:
+                    pass
+                else:
+                    if math.isfinite(sum(values)):
+                        return values  # type: ignore[return-value]
         try:
             if inertia_el is None:
                 raise SchemaError('it has no <inertia>', self.file, inertial.sourceline)
@@ -572,6 +585,14 @@ class _UrdfParser:
                 self.warn(f'joint {name!r}: <safety_controller> has no k_velocity {refused}',
                           part, 'URDF_MALFORMED_ELEMENT')
             for key in keys:
+                text = part.get(key)
+                if text is None:
+                    continue
+                try:  # a plain finite number: nothing to say
+                    if math.isfinite(float(text)) and '_' not in text:
+                        continue
+                except ValueError:
+                    pass
                 try:
                     _number(part, key, self.file, 0.0)
                 except InvalidValueError as error:
