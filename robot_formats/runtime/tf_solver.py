@@ -93,7 +93,9 @@ class TransformSolver:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
-        message_index, dof_index, edges = [], [], set()
+        message_index: list[int] = []
+        dof_index: list[int] = []
+        edges: set[int] = set()
         for position, name in enumerate(key):
             index = self.tree.dof_index.get(name)
             if index is None:

@@ -351,6 +351,20 @@ def placement_pose(frames: ModelFrames, model: SdfModel) -> np.ndarray:
 
 def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: bool) -> None:
     """Stages 3 and 6.8 for one joint of a model or world ``scope``."""
+    child, parent = joint.child, joint.parent
+    parent_is_world = parent == WORLD_FRAME and allow_world_parent
+    if (child != WORLD_FRAME and (child != joint.name or not joint.has_frame)
+            and scope.knows(child) and (parent_is_world or scope.knows(parent))
+            and parent != child):  # the common case: a valid joint, checked without messages
+        child_link = scope.link_of(child, (joint.name,))
+        parent_link = WORLD_FRAME if parent_is_world else scope.link_of(parent)
+        if child_link != parent_link:
+            return
+    _joint_problem(scope, joint, scope_name, allow_world_parent)
+
+
+def _joint_problem(scope, joint: SdfJoint, scope_name: str, allow_world_parent: bool) -> None:
+    """Raises the problem of a joint :func:`check_joint` found invalid."""
     where = f'joint {joint.name!r} in {scope_name!r}'
     if joint.child == WORLD_FRAME:
         raise ReferenceError(f'{where}: the child cannot be "world"', scope.file, joint.line,

@@ -19,7 +19,7 @@ import numpy as np
 from robot_formats.core.errors import Diagnostic
 from robot_formats.core.model import (WORLD, Collision, Frame, Joint, JointType, Limits, Link,
                                       Model, Pose, Scene, Visual)
-from robot_formats.core.rotations import entries_to_quat
+from robot_formats.core.rotations import entries_to_quat, rotations_to_quats
 from robot_formats.core.transforms import invert
 from robot_formats.formats.sdformat.dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
 from robot_formats.formats.sdformat.frames import ModelFrames, WorldFrames, resolve_world
@@ -57,7 +57,8 @@ class _Builder:
         else:
             self.graph = WorldFrames(world)
         self._inverses: dict[str, np.ndarray] = {}
-        self._by_shape: dict[object, Model] = {}
+        self._by_shape: dict[object, _ModelBuild] = {}
+        self.poses = _PoseBatch()
 
     def inverse(self, name: str) -> np.ndarray:
         """X_name_W of a world-scoped frame (memoized)."""
@@ -67,7 +68,9 @@ class _Builder:
         return found
 
     def scene(self) -> Scene:
-        models = [self.shared_model(m) for m in self.world.models]
+        builds = [self.shared_model(m) for m in self.world.models]
+        poses = self.poses.solve()  # every member's pose, in one batch
+        models = [build.result(poses) for build in builds]
         scene_frames: list[Frame] = []
         scene_joints: list[Joint] = []
         graph = self.graph
@@ -76,9 +79,7 @@ class _Builder:
         for frame in self.world.frames:
             scene_frames.append(self.world_frame(frame.name, graph.frames[frame.name].line))
         for joint in self.world.joints:
-            line = graph.joints[joint.name].line
-            frame = self.world_frame(joint.name, line)
-            scene_frames.append(frame)
+            scene_frames.append(self.world_frame(joint.name, graph.joints[joint.name].line))
             parent = _world_or(graph.link_of(joint.parent)) if joint.parent != WORLD else WORLD
             child = _world_or(graph.link_of(joint.name))
             x_wj = graph.pose(joint.name)
@@ -102,7 +103,7 @@ class _Builder:
         return Frame(name, attached, matrix_to_pose(local), line)
 
     # --- one top-level model -------------------------------------------------------------
-    def shared_model(self, sdf: SdfModel) -> Model:
+    def shared_model(self, sdf: SdfModel) -> _ModelBuild:
         """``model(sdf)``, built once for copies of one included file (same ``shape``): their
         members are the same relative to the model, only the name differs. Not shared when a
         member is posed in the world (a joint to ``world``, a frame fixed to the world) or the
@@ -111,25 +112,17 @@ class _Builder:
             return self.model(sdf)
         first = self._by_shape.get(sdf.shape)
         if first is not None:
-            return replace(first, name=sdf.name, source=sdf.file)
+            return first.copy(sdf)
         warned = len(self.warnings)
-        model = self.model(sdf)
-        if len(self.warnings) == warned and not any(
-                j.parent == WORLD for j in model.joints) and not any(
-                f.attached_to == WORLD for f in model.frames):
-            self._by_shape[sdf.shape] = model
-        return model
+        build = self.model(sdf)
+        if len(self.warnings) == warned and not build.world_posed:
+            self._by_shape[sdf.shape] = build
+        return build
 
-    def model(self, sdf: SdfModel) -> Model:
+    def model(self, sdf: SdfModel) -> _ModelBuild:
         build = _ModelBuild(self, sdf)
         build.scope(self.graph.models[sdf.name], '', None)
-        positions: dict[str, float] = {}
-        for prefix, nested in _all_models(sdf, ''):
-            if nested.initial_positions:
-                positions.update({_scoped(prefix, k): v
-                                  for k, v in nested.initial_positions.items()})
-        return Model(sdf.name, tuple(build.links), tuple(build.joints), tuple(build.frames),
-                     static=sdf.static, initial_positions=positions, source=sdf.file)
+        return build
 
     def link(self, owner: ModelFrames, local: str, name: str) -> Link:
         sdf = owner.links[local]
@@ -151,12 +144,10 @@ class _Builder:
                 collisions.append(item)
         return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
 
-    def joint(self, joint: SdfJoint, name: str, parent: str, child: str, x_pj: Pose,
-              x_cj: Pose, owner, local: str, scoped: str) -> Joint:
-        """The neutral joint: ``name``, ``parent`` and ``child`` as the model (or the world)
-        names them, its frame in the parent and child links; ``local``: its name in
-        ``owner``, the scope its axes' ``expressed_in`` names frames of; ``scoped``: its name
-        in the world (for warnings)."""
+    def axes(self, joint: SdfJoint, owner, local: str, scoped: str) -> tuple:
+        """(axis, axis2, limits, dynamics) of the neutral joint: axes in the joint frame;
+        ``local``: the joint's name in ``owner``, the scope its axes' ``expressed_in`` names
+        frames of; ``scoped``: its name in the world (for warnings)."""
         axis = _axis_in_joint(joint.axis, owner, scoped, local, self.warnings)
         axis2 = _axis_in_joint(joint.axis2, owner, scoped, local, self.warnings)
         limits = tuple(a.limits or _NO_LIMITS for a in (joint.axis, joint.axis2)
@@ -164,10 +155,15 @@ class _Builder:
         if all(lim == _NO_LIMITS for lim in limits):
             limits = ()
         dynamics = joint.axis.dynamics if joint.axis is not None else None
-        return Joint(name, joint.type, parent, child, x_pj,
-                     axis if axis is not None else (0.0, 0.0, 1.0), axis2,
-                     x_cj, limits, dynamics, joint.mimic,
-                     joint.axis_order, joint.pitch, joint.line)
+        return axis if axis is not None else (0.0, 0.0, 1.0), axis2, limits, dynamics
+
+    def joint(self, joint: SdfJoint, name: str, parent: str, child: str, x_pj: Pose,
+              x_cj: Pose, owner, local: str, scoped: str) -> Joint:
+        """The neutral joint: ``name``, ``parent`` and ``child`` as the model (or the world)
+        names them, its frame in the parent and child links (see :meth:`axes`)."""
+        axis, axis2, limits, dynamics = self.axes(joint, owner, local, scoped)
+        return Joint(name, joint.type, parent, child, x_pj, axis, axis2, x_cj, limits,
+                     dynamics, joint.mimic, joint.axis_order, joint.pitch, joint.line)
 
     def break_loops(self, models: list[Model], world_joints: list[Joint]
                     ) -> tuple[list[Model], list[Joint]]:
@@ -214,16 +210,51 @@ class _Builder:
 class _ModelBuild:
     """The links, joints and frames of one top-level model, scope by scope in document order
     (links, joints, frames, then each nested model's frame and members), posed in the model
-    frame M: X_M_x of a member of nested scope S is X_M_S · X_S_x."""
+    frame M: X_M_x of a member of nested scope S is X_M_S · X_S_x. Poses are requested from
+    the builder's :class:`_PoseBatch` and the model is made once they are solved
+    (:meth:`result`)."""
 
     def __init__(self, builder: _Builder, sdf: SdfModel) -> None:
         self.builder = builder
         self.sdf = sdf
         self.links: list[Link] = []
-        self.joints: list[Joint] = []
-        self.frames: list[Frame] = []
-        self._inverses: dict[str, np.ndarray] = {}  # local link name -> X_L_M
+        #: (joint, name, parent, child, X_PJ slot, X_CJ slot, axis, axis2, limits)
+        self.joints: list[tuple] = []
+        self.frames: list[tuple[str, str, int, int | None]] = []  # (name, attached, slot, line)
+        self._links: dict[str, int] = {}  # local link name -> its X_M_L in the batch
         self._x_wm: np.ndarray | None = None
+        self.world_posed = False  #: a member is posed in the world (not shareable)
+        self._shared_from: tuple[_ModelBuild, SdfModel] | None = None
+        self._model: Model | None = None
+
+    def copy(self, sdf: SdfModel) -> _ModelBuild:
+        """The build of a copy of this model named as ``sdf`` (same members)."""
+        out = _ModelBuild(self.builder, sdf)
+        out._shared_from = (self, sdf)
+        return out
+
+    def result(self, poses: list[Pose]) -> Model:
+        if self._shared_from is not None:
+            first, sdf = self._shared_from
+            return replace(first.result(poses), name=sdf.name, source=sdf.file)
+        if self._model is not None:
+            return self._model
+        sdf = self.sdf
+        joints = tuple(Joint(name, joint.type, parent, child, poses[pj], axis, axis2,
+                             poses[cj], limits, dynamics, joint.mimic, joint.axis_order,
+                             joint.pitch, joint.line)
+                       for joint, name, parent, child, pj, cj, axis, axis2, limits, dynamics
+                       in self.joints)
+        frames = tuple(Frame(name, attached, poses[slot], line)
+                       for name, attached, slot, line in self.frames)
+        positions: dict[str, float] = {}
+        for prefix, nested in _all_models(sdf, ''):
+            if nested.initial_positions:
+                positions.update({_scoped(prefix, k): v
+                                  for k, v in nested.initial_positions.items()})
+        self._model = Model(sdf.name, tuple(self.links), joints, frames, static=sdf.static,
+                            initial_positions=positions, source=sdf.file)
+        return self._model
 
     def world_pose(self, x_mf: np.ndarray) -> np.ndarray:
         if self._x_wm is None:
@@ -231,18 +262,20 @@ class _ModelBuild:
         return self._x_wm @ x_mf
 
     def relative(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None, link: str,
-                 x_mf: np.ndarray) -> np.ndarray:
-        """X_L_F for the frame at X_M_F attached to ``link`` (named within ``graph``'s scope,
-        ``prefix`` and ``x_ms`` as in :meth:`scope`), or X_W_F where the frame is attached to
-        the world (``link`` names a model frame)."""
+                 x_mf: np.ndarray) -> int:
+        """The batch slot of X_L_F, the frame at X_M_F attached to ``link`` (named within
+        ``graph``'s scope, ``prefix`` and ``x_ms`` as in :meth:`scope`), or of X_W_F where the
+        frame is attached to the world (``link`` names a model frame)."""
+        batch = self.builder.poses
         if _is_world(link):
-            return self.world_pose(x_mf)
+            self.world_posed = True
+            return batch.add(self.world_pose(x_mf))
         scoped = prefix + link
-        found = self._inverses.get(scoped)
-        if found is None:
+        index = self._links.get(scoped)
+        if index is None:
             x_ml = graph.pose(link) if x_ms is None else x_ms @ graph.pose(link)
-            found = self._inverses[scoped] = invert(x_ml)
-        return found @ x_mf
+            index = self._links[scoped] = batch.add_link(x_ml)
+        return batch.add(x_mf, index)
 
     def scope(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None) -> None:
         """The members of ``graph``'s model, ``prefix`` (``N::``) naming its scope within the
@@ -257,19 +290,21 @@ class _ModelBuild:
             if x_ms is not None:
                 x_mj = x_ms @ x_mj
             child_link = graph.link_of(joint.child)
-            x_cj = matrix_to_pose(self.relative(graph, prefix, x_ms, child_link, x_mj))
+            x_cj = self.relative(graph, prefix, x_ms, child_link, x_mj)
             child = _world_or(prefix + child_link)
             if joint.has_frame:  # the joint frame, on the link it is attached to: its child
-                self.frames.append(Frame(prefix + local, child, x_cj, joint.line))
+                self.frames.append((prefix + local, child, x_cj, joint.line))
             if joint.parent == WORLD:
-                parent, x_pj = WORLD, self.world_pose(x_mj)
+                self.world_posed = True
+                parent, x_pj = WORLD, builder.poses.add(self.world_pose(x_mj))
             else:
                 parent_link = graph.link_of(joint.parent)
                 parent = _world_or(prefix + parent_link)
                 x_pj = self.relative(graph, prefix, x_ms, parent_link, x_mj)
-            self.joints.append(builder.joint(joint, prefix + local, parent, child,
-                                             matrix_to_pose(x_pj), x_cj, graph, local,
-                                             f'{top}::{prefix}{local}'))
+            scoped = f'{top}::{prefix}{local}'
+            axis, axis2, limits, dynamics = builder.axes(joint, graph, local, scoped)
+            self.joints.append((joint, prefix + local, parent, child, x_pj, x_cj, axis, axis2,
+                                limits, dynamics))
         for frame in model.frames:
             self.frame(graph, prefix, x_ms, frame.name, frame.line)
         for nested in model.models:
@@ -283,10 +318,50 @@ class _ModelBuild:
         if x_ms is not None:
             x_mf = x_ms @ x_mf
         link = graph.link_of(local)
-        self.frames.append(Frame(prefix + local, _world_or(prefix + link),
-                                 matrix_to_pose(self.relative(graph, prefix, x_ms, link, x_mf)),
-                                 line))
+        self.frames.append((prefix + local, _world_or(prefix + link),
+                            self.relative(graph, prefix, x_ms, link, x_mf), line))
         return x_mf
+
+
+class _PoseBatch:
+    """Poses requested while the models are walked (a frame's transform, optionally relative
+    to a link: X_L_F = X_M_L⁻¹ · X_M_F), solved together in numpy and turned into
+    :class:`Pose` objects at once: per pose, a matrix inverse, product and matrix-to-quaternion
+    conversion in Python cost more than the whole batch does."""
+
+    def __init__(self) -> None:
+        self.matrices: list[np.ndarray] = []
+        self.relative_to: list[int] = []   # index into links, or -1: the matrix itself
+        self.links: list[np.ndarray] = []
+
+    def add(self, matrix: np.ndarray, link: int = -1) -> int:
+        self.matrices.append(matrix)
+        self.relative_to.append(link)
+        return len(self.matrices) - 1
+
+    def add_link(self, matrix: np.ndarray) -> int:
+        self.links.append(matrix)
+        return len(self.links) - 1
+
+    def solve(self) -> list[Pose]:
+        if not self.matrices:
+            return []
+        frames = np.array(self.matrices)
+        out = frames[:, :3, :]  # (n, 3, 4): rotation and translation
+        relative = np.array(self.relative_to)
+        rows = np.flatnonzero(relative >= 0)
+        if rows.size:
+            links = np.array(self.links)[relative[rows]]
+            transposed = links[:, :3, :3].transpose(0, 2, 1)  # R_L^T
+            out = out.copy()
+            out[rows, :, :3] = transposed @ frames[rows, :3, :3]
+            out[rows, :, 3] = (transposed @ (frames[rows, :3, 3] - links[:, :3, 3])[:, :, None]
+                               )[:, :, 0]
+        unrotated = ((out[:, 0, 0] == 1.0) & (out[:, 1, 1] == 1.0) & (out[:, 2, 2] == 1.0)
+                     ).tolist()
+        quats = rotations_to_quats(out[:, :, :3]).tolist()
+        return [Pose((x, y, z)) if plain else Pose((x, y, z), tuple(quat))
+                for (x, y, z), plain, quat in zip(out[:, :, 3].tolist(), unrotated, quats)]
 
 
 _EYE = np.eye(4)

@@ -84,12 +84,12 @@ def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, st
     parts = text.split()
     if count is None or len(parts) == count:  # the common case: plain finite numbers
         try:
-            values = tuple(map(float, parts))
+            plain = tuple(map(float, parts))
         except ValueError:
             pass
         else:  # finite sum: every value finite; Python reads '1_0', XML number formats do not
-            if math.isfinite(sum(values)) and '_' not in text:
-                return values
+            if math.isfinite(sum(plain)) and '_' not in text:
+                return plain
     what = f'<{local_name(element)}>'
     try:
         return floats(text, ctx.file, element.sourceline, what, count)
