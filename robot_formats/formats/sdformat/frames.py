@@ -168,8 +168,11 @@ class _Scope:
                     f'({"itself" if itself else "not a frame"} of {self.what} {self.name!r})',
                     self.file, edge.line,
                     code='POSE_RELATIVE_TO_CYCLE' if itself else 'POSE_RELATIVE_TO_INVALID')
-            result = self.pose(edge.target, (*stack, name)) @ edge.pose
-            if ref[0] == 'model':
+            base = self._poses.get(edge.target)  # mostly resolved already (document order)
+            if base is None:
+                base = self.pose(edge.target, (*stack, name))
+            result = base @ edge.pose
+            if ref[0] == 'model' and self.scope_elements[name].placement_frame:
                 result = result @ invert(placement_pose(self.scopes[name],
                                                         self.scope_elements[name]))
         self._poses[name] = result
