@@ -1,14 +1,20 @@
-"""Play XMDI motions to a simulated robot: motion_player -> sim_controller (MuJoCo).
+"""Play XMDI motions to a simulated robot: motion_player -> sim_controller (MuJoCo), and record
+what the robot did with motion_recorder.
 
     ros2 launch robot_formats motion_sim.launch.py     # the bundled arm and its wave
     ros2 action send_goal /motion_player/play robot_formats_interfaces/action/PlayMotion \
         "{motion_name: wave}" --feedback
+    ros2 service call /motion_recorder/start std_srvs/srv/Trigger
+    ros2 service call /motion_recorder/stop robot_formats_interfaces/srv/StopRecording \
+        "{output_file: /tmp/recorded.xmdi}"
 
 sim_controller simulates the robot from robot_description in MuJoCo and offers
 joint_trajectory_controller's topic and FollowJointTrajectory action and
 forward_command_controller's topic, as a ros2_control robot would; motion_player plays motions
 to it exactly as it would to real controllers (docs/controllers.md); description_publisher turns
-the simulated joint_states into TF for rviz2. ``--show-args`` lists the arguments.
+the simulated joint_states into TF for rviz2; motion_recorder records the simulated joint_states
+between its ~/start and ~/stop calls into an XMDI file, servos named through the same servo_map
+(it records nothing until ~/start). ``--show-args`` lists the arguments.
 """
 
 from launch import LaunchDescription
@@ -35,8 +41,8 @@ def generate_launch_description() -> LaunchDescription:
                               description='namespace of the nodes and controllers (a second '
                                           'robot); TF stays on /tf'),
         DeclareLaunchArgument('servo_map', default_value='',
-                              description="servo -> joint mapping YAML ('' = the servos are "
-                                          'joint names)'),
+                              description="servo -> joint mapping YAML of motion_player and "
+                                          "motion_recorder ('' = the servos are joint names)"),
         DeclareLaunchArgument('output_mode', default_value='action',
                               description='how motion_player sends motions: action '
                                           '(FollowJointTrajectory), trajectory (JointTrajectory '
@@ -86,10 +92,19 @@ def generate_launch_description() -> LaunchDescription:
             'output_mode': LaunchConfiguration('output_mode'),
             'controller': LaunchConfiguration('controller'),
         }])
+    # records joint_states between ~/start and ~/stop (nothing before ~/start), written as the
+    # servos of the same map the player uses, so the player can replay the recording
+    motion_recorder = Node(
+        package='robot_formats', executable='motion_recorder', name='motion_recorder',
+        namespace=namespace, output='screen',
+        parameters=[{
+            'source': 'joint_states',
+            'servo_map': ParameterValue(LaunchConfiguration('servo_map'), value_type=str),
+        }])
     rviz = Node(
         package='rviz2', executable='rviz2', name='rviz2', output='screen', namespace=namespace,
         arguments=['-d', LaunchConfiguration('rviz_config'),
                    '-f', LaunchConfiguration('fixed_frame')],
         condition=IfCondition(LaunchConfiguration('rviz')))
     return LaunchDescription([*arguments, description_publisher, sim_controller, motion_player,
-                              rviz])
+                              motion_recorder, rviz])

@@ -9,7 +9,10 @@ run on this machine and are left out by package name, never by guesswork.
   on a private loopback domain (``rviz:=false`` added: rviz2 needs Qt); their nodes must appear
   on the graph, and Ctrl-C (SIGINT) must end them with exit code 0.
 * ``ros2 service call``, ``ros2 action send_goal`` and ``ros2 param set`` run against the launch
-  file that serves them and must succeed (exit 0, no ``success=False``).
+  file that serves them and must succeed (exit 0, no ``success=False``). A call that only
+  succeeds after another one (``/motion_recorder/stop`` needs a recording started by
+  ``/motion_recorder/start``) has that call listed in ``PRECEDING``: it runs first, against the
+  same server, and must succeed too.
 * docs/guide-planner.md's Python client code runs as written against problem.launch.py.
 """
 
@@ -24,6 +27,8 @@ import time
 from pathlib import Path
 
 import pytest
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import JointState
 
 from .harness import ROOT, TIMEOUT, NodeProcess, RosSide, subprocess_env
 
@@ -42,6 +47,15 @@ SERVERS = {
     '/problem_server/': ['launch', 'robot_formats', 'problem.launch.py'],
     '/motion_player/': ['launch', 'robot_formats', 'motion_sim.launch.py'],
     '/description_publisher': ['launch', 'robot_formats', 'display.launch.py'],
+    '/motion_recorder/': ['launch', 'robot_formats', 'motion_sim.launch.py'],
+}
+#: Query commands that succeed only after another call to the same server: target -> (the ros2
+#: arguments run first, which must succeed; a sensor_msgs/JointState topic on which a message
+#: must then arrive, or None). ~/stop answers success=False unless a recording was started and
+#: has received a joint state, so its documented call is preceded by ~/start and one message.
+PRECEDING = {
+    '/motion_recorder/stop': (('service', 'call', '/motion_recorder/start',
+                               'std_srvs/srv/Trigger'), '/joint_states'),
 }
 STARTERS = ('launch', 'run')
 #: ros2 commands of packages this machine cannot install (they need rclcpp).
@@ -103,7 +117,8 @@ LAUNCHED_NODES = {
     'world.launch.py': {'description_publisher'},
     'problem.launch.py': {'problem_server'},
     'motion.launch.py': {'description_publisher', 'motion_player'},
-    'motion_sim.launch.py': {'description_publisher', 'sim_controller', 'motion_player'},
+    'motion_sim.launch.py': {'description_publisher', 'sim_controller', 'motion_player',
+                             'motion_recorder'},
     'pick_and_place.launch.py': {'problem_server', 'sim_controller', 'motion_player'},
 }
 
@@ -153,6 +168,17 @@ def test_documented_query_command(page, command, page_launch, launcher, tmp_path
     process, side = start(server, launcher, f'server {command[2]}')
     wait_for_nodes(process, side, server)
     env = subprocess_env(process.domain_id, tmp_path)
+    preceding, then_topic = PRECEDING.get(command[2], (None, None))
+    if preceding is not None:
+        check_query(f'{page}: before ros2 {" ".join(command)}', preceding, env)
+    if then_topic is not None:
+        inbox = side.subscribe(JointState, then_topic, qos_profile_sensor_data)
+        side.spin_until(lambda: len(inbox), what=f'a message on {then_topic}', process=process)
+    check_query(f'{page}: ros2 {" ".join(command)}', command, env)
+
+
+def check_query(where: str, command: tuple[str, ...], env: dict[str, str]) -> None:
+    """``ros2 *command`` succeeds (retried while the CLI has not discovered the server yet)."""
     args = [sys.executable, ros2(), *command]
     if command[0] == 'param':
         args.append('--no-daemon')  # no daemon process outlives the test
@@ -164,7 +190,6 @@ def test_documented_query_command(page, command, page_launch, launcher, tmp_path
                            for sign in ('not available', 'node not found'))
         if run.returncode == 0 or time.monotonic() > deadline or not undiscovered:
             break
-    where = f'{page}: ros2 {" ".join(command)}'
     assert run.returncode == 0, f'{where}: exit {run.returncode}\n{run.stdout}\n{run.stderr}'
     assert 'success=False' not in run.stdout, f'{where}:\n{run.stdout}'
     assert 'Traceback' not in run.stderr, f'{where}:\n{run.stderr}'

@@ -62,6 +62,7 @@ JOINT_STATE = 'sensor_msgs/msg/JointState'
 TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 COMMANDS = 'std_msgs/msg/Float64MultiArray'
 FOLLOW = 'control_msgs/action/FollowJointTrajectory'
+CONTROLLER_STATE = 'control_msgs/msg/JointTrajectoryControllerState'
 
 
 def ros2() -> str:
@@ -430,13 +431,19 @@ def test_motion_sim_launch(launcher, arguments, namespace) -> None:
                   'trajectory_controller': 'joint_trajectory_controller',
                   'forward_controller': 'forward_position_controller',
                   'allow_partial_joints_goal': True},
-                 publishes={f'{ns}/joint_states': JOINT_STATE},
+                 publishes={f'{ns}/joint_states': JOINT_STATE,
+                            f'{jtc}/controller_state': CONTROLLER_STATE},
                  subscribes={f'{ns}/robot_description': STRING,
                              f'{jtc}/joint_trajectory': TRAJECTORY,
                              f'{ns}/forward_position_controller/commands': COMMANDS},
                  action_servers={f'{jtc}/follow_joint_trajectory': FOLLOW}),
         motion_player(namespace, output, clients, motion_files=[str(WAVE)], servo_map='',
                       output_mode=output_mode, controller='joint_trajectory_controller'),
+        Expected('motion_recorder', namespace, {'source': 'joint_states', 'servo_map': ''},
+                 subscribes={f'{ns}/joint_states': JOINT_STATE},
+                 services={f'{ns}/motion_recorder/start': 'std_srvs/srv/Trigger',
+                           f'{ns}/motion_recorder/stop':
+                           'robot_formats_interfaces/srv/StopRecording'}),
     ])
     check_tf(run, ARM, topic=f'{ns}/robot_description')
     if not arguments:
