@@ -214,10 +214,21 @@ class Edge:
     def moving(self) -> bool:
         return self.joint is not None and self.joint.type is not JointType.FIXED
 
+    def __reduce__(self) -> tuple:
+        """Copies and pickles as the dataclass did (``__setattr__`` refuses assignment)."""
+        return (_edge, (self.child, self.parent, self.joint, self._origin, self._offset,
+                        self.kind, self._pose, self._child_offset))
+
     def with_joint(self, joint: Joint) -> Edge:
         """The same edge through ``joint`` (matrices already computed are shared)."""
         return Edge(self.child, self.parent, joint, self._origin, self._offset, self.kind,
                     pose=self._pose, child_offset=self._child_offset)
+
+
+def _edge(child: str, parent: str, joint: Joint | None, origin: np.ndarray | None,
+          offset: np.ndarray | None, kind: str, pose: Pose | None, child_offset: Pose | None
+          ) -> Edge:
+    return Edge(child, parent, joint, origin, offset, kind, pose=pose, child_offset=child_offset)
 
 
 class KinematicTree:

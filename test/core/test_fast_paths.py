@@ -5,8 +5,10 @@ CLI's lazily imported commands, and what a load and ``check`` import (no numpy).
 from __future__ import annotations
 
 import argparse
+import copy
 import itertools
 import math
+import pickle
 import random
 import subprocess
 import sys
@@ -64,6 +66,16 @@ def test_edges_stay_immutable_and_take_matrices_as_before() -> None:
     plain = Edge('c', 'p', None)
     assert plain.pose == IDENTITY and np.array_equal(plain.offset, np.eye(4))
     assert np.array_equal(invert(plain.origin), np.eye(4))
+
+
+def test_trees_copy_and_pickle() -> None:
+    for tree in _trees():
+        for copied in (copy.deepcopy(tree), pickle.loads(pickle.dumps(tree))):
+            assert copied.order == tree.order
+            poses, expected = copied.forward(), tree.forward()
+            assert all(np.array_equal(poses[name], expected[name]) for name in expected)
+            edge = next(iter(copied.edges.values()))
+            assert edge.pose == tree.edges[edge.child].pose
 
 
 def test_building_and_writing_a_urdf_imports_no_numpy() -> None:
