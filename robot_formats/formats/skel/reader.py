@@ -221,7 +221,7 @@ def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
                 f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape robot_formats '
                 'can compute it from; using the identity', ctx.file, element.sourceline))
             inertia = (1.0, 0.0, 0.0, 1.0, 0.0, 1.0)
-        if not all(map(math.isfinite, inertia)):
+        if not math.isfinite(sum(inertia)) and not all(map(math.isfinite, inertia)):
             raise InvalidValueError(f'body {name!r}: the inertia computed from its shapes is '
                                     'not finite (sizes, mass or offset too large)', ctx.file,
                                     element.sourceline)

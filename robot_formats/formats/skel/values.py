@@ -111,8 +111,13 @@ def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[fl
     Fast path for well-formed text; anything unusual goes through
     :func:`robot_formats.core.xmlsafe.floats`, which raises the error with file and line."""
     text = element.text or ''
+    parts = text.split()
     try:
-        values = tuple(map(float, text.split()))
+        if count == 3 and len(parts) == 3:  # most vectors: unpacked, cheaper than map()
+            x, y, z = parts
+            values: tuple[float, ...] | None = (float(x), float(y), float(z))
+        else:
+            values = tuple(map(float, parts))
     except ValueError:
         values = None
     if (values is None or (count is not None and len(values) != count)
@@ -147,10 +152,12 @@ def transformation(ctx: Ctx, element: etree._Element | None) -> Rigid:
         return IDENTITY
     text = element.text
     try:  # fast path (one per body, shape and joint): six well-formed finite numbers
-        values = tuple(map(float, text.split()))  # type: ignore[union-attr]
-        if len(values) != 6 or not math.isfinite(sum(values)) or '_' in text:  # type: ignore
+        x, y, z, rx, ry, rz = text.split()  # type: ignore[union-attr]
+        values: tuple[float, ...] = (float(x), float(y), float(z), float(rx), float(ry),
+                                     float(rz))
+        if not math.isfinite(sum(values)) or '_' in text:  # type: ignore[operator]
             values = vector(ctx, element, 6)
-    except (AttributeError, ValueError):
+    except (AttributeError, ValueError):  # no text, not six numbers, not numbers
         values = vector(ctx, element, 6)  # raises the error with file and line
     if not any(values):  # written out as zeros: the identity too (common in DART's files)
         return IDENTITY
