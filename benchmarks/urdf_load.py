@@ -69,8 +69,11 @@ def run(seconds: float = 0.0) -> bool:
 
     import robot_formats
 
+    from robot_formats.core.xmlsafe import read_xml
+
     sides: dict[str, Callable[[], float]] = {
         'robot_formats load() (parse + validated tree)': _timed(lambda: robot_formats.load(ATLAS)),
+        '  of which: read + lxml parse (libxml2)': _timed(lambda: read_xml(ATLAS, [])),
         'robot_formats load() + URDF writing': _timed(
             lambda: robot_formats.urdf_string(robot_formats.load(ATLAS).scene)),
         'pinocchio buildModelFromUrdf': _timed(lambda: pinocchio.buildModelFromUrdf(str(ATLAS))),
