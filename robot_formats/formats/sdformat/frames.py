@@ -16,6 +16,7 @@ Errors carry libsdformat's codes (FRAME_ATTACHED_TO_INVALID, POSE_RELATIVE_TO_CY
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -25,7 +26,7 @@ from robot_formats.core.errors import (CycleError, FormatError, ProblemCollector
                                        StructureError)
 from robot_formats.core.transforms import invert
 from robot_formats.formats.sdformat.dom import (MODEL_FRAME, WORLD_FRAME, SdfFrame, SdfJoint,
-                                                SdfModel, SdfWorld)
+                                                SdfLink, SdfModel, SdfWorld)
 
 __all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
 
@@ -187,51 +188,58 @@ class ModelFrames(_Scope):
 
     def __init__(self, model: SdfModel) -> None:
         self.model = model
-        self._setup(model.name, model.file, model.line, _model_graphs(model.models),
+        self._setup(model.name, model.file, model.line,
+                    _model_graphs(model.models) if model.models else {},
                     {nested.name: nested for nested in model.models})
         self.nested = self.scopes  # the nested models' graphs, by name
-        framed_joints = [joint for joint in model.joints if joint.has_frame]
-        for kind, items in (('link', model.links), ('joint', framed_joints),
-                            ('frame', model.frames), ('model', model.models)):
-            for item in items:
-                self.kinds.setdefault(item.name, kind)
-        self.links = {link.name: link for link in model.links}
-        self.joints = {joint.name: joint for joint in model.joints}
-        self.frames = {frame.name: frame for frame in model.frames}
         self._canonical: str | None = None
-        self.attached_to = self._attached_to_graph()
-        self.relative_to = self._relative_to_graph()
+        self._graphs()
         self._check()
 
-    # --- graphs ---------------------------------------------------------------------------
-    def _attached_to_graph(self) -> dict[str, str]:
-        """Stage 6: joint -> child, frame -> attached_to (or __model__), nested model and
-        __model__ -> canonical link (resolved lazily: it may lie in a nested model)."""
-        edges: dict[str, str] = {}
-        for joint in self.model.joints:
-            if joint.has_frame:
-                edges[joint.name] = joint.child
-        for frame in self.model.frames:
-            edges[frame.name] = frame.attached_to or MODEL_FRAME
-        return edges
+    @functools.cached_property
+    def links(self) -> dict[str, SdfLink]:
+        return {link.name: link for link in self.model.links}
 
-    def _relative_to_graph(self) -> dict[str, _Edge]:
-        """Stage 8: every link, joint, frame and nested model -> the frame of its pose."""
-        edges: dict[str, _Edge] = {}
-        for link in self.model.links:
-            edges[link.name] = _Edge(link.pose.relative_to or MODEL_FRAME, link.pose.matrix,
-                                     link.pose.line or link.line)
-        for joint in self.model.joints:
+    @functools.cached_property
+    def joints(self) -> dict[str, SdfJoint]:
+        return {joint.name: joint for joint in self.model.joints}
+
+    @functools.cached_property
+    def frames(self) -> dict[str, SdfFrame]:
+        return {frame.name: frame for frame in self.model.frames}
+
+    # --- graphs ---------------------------------------------------------------------------
+    def _graphs(self) -> None:
+        """The frame kinds (the first of a name wins), and in one pass over the elements
+        stage 6's attached_to graph (joint -> child, frame -> attached_to or __model__; nested
+        models and __model__ -> the canonical link, resolved lazily: it may lie in a nested
+        model) and stage 8's relative_to graph (every link, joint, frame and nested model ->
+        the frame of its pose)."""
+        kinds, attached, relative = self.kinds, self.attached_to, self.relative_to
+        model = self.model
+        for link in model.links:
+            kinds.setdefault(link.name, 'link')
+            pose = link.pose
+            relative[link.name] = _Edge(pose.relative_to or MODEL_FRAME, pose.matrix,
+                                        pose.line or link.line)
+        for joint in model.joints:
             if joint.has_frame:
-                edges[joint.name] = _Edge(joint.pose.relative_to or joint.child,
-                                          joint.pose.matrix, joint.pose.line or joint.line)
-        for frame in self.model.frames:
-            edges[frame.name] = _Edge(frame.pose.relative_to or frame.attached_to or MODEL_FRAME,
-                                      frame.pose.matrix, frame.pose.line or frame.line)
-        for nested in self.model.models:
-            edges[nested.name] = _Edge(nested.pose.relative_to or MODEL_FRAME,
-                                       nested.pose.matrix, nested.pose.line or nested.line)
-        return edges
+                kinds.setdefault(joint.name, 'joint')
+                attached[joint.name] = joint.child
+                pose = joint.pose
+                relative[joint.name] = _Edge(pose.relative_to or joint.child, pose.matrix,
+                                             pose.line or joint.line)
+        for frame in model.frames:
+            kinds.setdefault(frame.name, 'frame')
+            attached[frame.name] = frame.attached_to or MODEL_FRAME
+            pose = frame.pose
+            relative[frame.name] = _Edge(pose.relative_to or frame.attached_to or MODEL_FRAME,
+                                         pose.matrix, pose.line or frame.line)
+        for nested in model.models:
+            kinds.setdefault(nested.name, 'model')
+            pose = nested.pose
+            relative[nested.name] = _Edge(pose.relative_to or MODEL_FRAME, pose.matrix,
+                                          pose.line or nested.line)
 
     def _check(self) -> None:
         """Stages 3-8 in libsdformat's order: canonical link, then the attached_to graph
