@@ -69,6 +69,10 @@ def _parser() -> etree.XMLParser:
     return parser
 
 
+#: First bytes of a document whose '&' is the byte 0x26 (UTF-8, ASCII and Latin supersets).
+_ASCII_STARTS = (b'<', b' ', b'\t', b'\r', b'\n', b'\xef')
+
+
 def _doctype_line(data: bytes) -> int | None:
     index = data.find(b'<!DOCTYPE')
     return data.count(b'\n', 0, index) + 1 if index >= 0 else None
@@ -119,7 +123,7 @@ def parse_xml_bytes(data: bytes, file: str | Path | None = None,
     """
     if len(data) > MAX_XML_BYTES:
         raise UnsafeXmlError(f'document is {len(data)} bytes; the limit is {MAX_XML_BYTES}', file)
-    if not data.strip():
+    if not data or data.isspace():  # (data.strip() would copy the document)
         raise XmlSyntaxError('the file is empty', file, 1)
     try:
         root = etree.fromstring(data, _parser())
@@ -127,7 +131,9 @@ def parse_xml_bytes(data: bytes, file: str | Path | None = None,
         raise _external_resource(err, data, file) from None
     except etree.XMLSyntaxError as err:
         root = _parse_as_tinyxml2(data, file, err, warnings, roots)
-    _refuse_dtd(root, file, _doctype_line(data) or 1)
+    # An entity reference needs an '&' (any ASCII-compatible or UTF-16/32 text has the byte)
+    references = b'&' in data or data[:1] not in _ASCII_STARTS
+    _refuse_dtd(root, file, _doctype_line(data) or 1, references)
     return root
 
 
@@ -181,7 +187,10 @@ def _clean_lxml_message(message: str) -> str:
     return head.strip() or message
 
 
-def _refuse_dtd(root: etree._Element, file: str | Path | None, line: int = 1) -> None:
+def _refuse_dtd(root: etree._Element, file: str | Path | None, line: int = 1,
+                references: bool = True) -> None:
+    """Refuse DTDs and entities; ``references`` False: the text has no ``&``, so no entity
+    reference to look for."""
     docinfo = root.getroottree().docinfo
     if docinfo.system_url or docinfo.public_id:
         raise UnsafeXmlError('external DTDs are not allowed (the DOCTYPE names '
@@ -191,6 +200,8 @@ def _refuse_dtd(root: etree._Element, file: str | Path | None, line: int = 1) ->
         raise UnsafeXmlError('XML entity declarations are not allowed (they can expand without '
                              'bound or read other files); remove the <!ENTITY> declarations',
                              file, line)
+    if not references:
+        return
     for node in root.iter(etree.Entity):
         raise UnsafeXmlError(f'entity reference {node.text} is not allowed', file, node.sourceline)
 
