@@ -172,7 +172,8 @@ class SdfLoader:
         if name is None or not name.strip():
             raise SchemaError(f'<{element.tag}> needs a non-empty name attribute ({what})',
                               ctx.file, element.sourceline, code='ATTRIBUTE_MISSING')
-        self.check_name(ctx, name, element.sourceline, f'<{element.tag}>')
+        if name[:2] == '__' or name == 'world' or '::' in name:  # what check_name refuses
+            self.check_name(ctx, name, element.sourceline, f'<{element.tag}>')
         return name
 
     @staticmethod
