@@ -359,9 +359,11 @@ class _PoseBatch:
                                )[:, :, 0]
         unrotated = ((out[:, 0, 0] == 1.0) & (out[:, 1, 1] == 1.0) & (out[:, 2, 2] == 1.0)
                      ).tolist()
-        quats = rotations_to_quats(out[:, :, :3]).tolist()
-        return [Pose((x, y, z)) if plain else Pose((x, y, z), tuple(quat))
-                for (x, y, z), plain, quat in zip(out[:, :, 3].tolist(), unrotated, quats)]
+        quats = rotations_to_quats(out[:, :, :3]).T.tolist()
+        # columns of plain floats: no list per pose for the collector to track
+        return [Pose((x, y, z)) if plain else Pose((x, y, z), (qx, qy, qz, qw))
+                for x, y, z, plain, qx, qy, qz, qw in zip(*out[:, :, 3].T.tolist(), unrotated,
+                                                          *quats)]
 
 
 _EYE = np.eye(4)
