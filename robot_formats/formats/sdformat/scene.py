@@ -150,10 +150,14 @@ class _Builder:
         frames of; ``scoped``: its name in the world (for warnings)."""
         axis = _axis_in_joint(joint.axis, owner, scoped, local, self.warnings)
         axis2 = _axis_in_joint(joint.axis2, owner, scoped, local, self.warnings)
-        limits = tuple(a.limits or _NO_LIMITS for a in (joint.axis, joint.axis2)
-                       if a is not None)[:_dofs(joint.type)]
-        if all(lim == _NO_LIMITS for lim in limits):
-            limits = ()
+        first, second = joint.axis, joint.axis2
+        if (first is None or first.limits is None) and (second is None or second.limits is None):
+            limits: tuple[Limits, ...] = ()  # no limit given: all unlimited
+        else:
+            limits = tuple(a.limits or _NO_LIMITS for a in (first, second)
+                           if a is not None)[:_dofs(joint.type)]
+            if all(lim == _NO_LIMITS for lim in limits):
+                limits = ()
         dynamics = joint.axis.dynamics if joint.axis is not None else None
         return axis if axis is not None else (0.0, 0.0, 1.0), axis2, limits, dynamics
 
@@ -385,7 +389,9 @@ def _fields(item) -> dict:
 
 
 def _dofs(kind: JointType) -> int:
-    return {JointType.FIXED: 0, JointType.UNIVERSAL: 2, JointType.BALL: 0}.get(kind, 1)
+    if kind is JointType.FIXED or kind is JointType.BALL:
+        return 0
+    return 2 if kind is JointType.UNIVERSAL else 1
 
 
 def _axis_in_joint(axis: SdfAxis | None, owner, name: str, local: str,
