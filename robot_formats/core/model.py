@@ -32,7 +32,7 @@ __all__ = [
     'Plane', 'Mesh', 'Geometry', 'Material', 'Visual', 'Collision', 'Inertial', 'Link',
     'JointType', 'Limits', 'Dynamics', 'Mimic', 'Joint', 'Frame', 'Model', 'Scene',
     'DOF_SUFFIXES', 'dof_count', 'dof_names', 'WORLD', 'SoftBody', 'DofDynamics', 'ACTUATORS',
-    'vec3', 'Inertia6',
+    'vec3', 'Inertia6', 'rpy_to_quat',
 ]
 
 Vec3 = tuple[float, float, float]
@@ -43,6 +43,19 @@ Inertia6 = tuple[float, float, float, float, float, float]
 def vec3(values) -> Vec3:
     """Three plain floats from any sequence of three numbers (a tuple, a numpy array)."""
     return (float(values[0]), float(values[1]), float(values[2]))
+
+def rpy_to_quat(roll: float, pitch: float, yaw: float) -> tuple[float, float, float, float]:
+    """The unit quaternion (x, y, z, w) of fixed-axis roll about X, then pitch about Y, then
+    yaw about Z (the URDF/SDFormat convention; :meth:`Pose.from_xyz_rpy`'s rotation)."""
+    roll, pitch, yaw = roll * 0.5, pitch * 0.5, yaw * 0.5
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return (sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy,
+            cr * cp * cy + sr * sp * sy)
+
 
 #: Name of the scene root frame, and the parent name joints use to attach to it.
 WORLD = 'world'
@@ -62,15 +75,7 @@ class Pose:
         if not any(rpy):
             return cls((float(xyz[0]), float(xyz[1]), float(xyz[2])))
         roll, pitch, yaw = rpy
-        roll, pitch, yaw = roll * 0.5, pitch * 0.5, yaw * 0.5
-        cr, sr = math.cos(roll), math.sin(roll)
-        cp, sp = math.cos(pitch), math.sin(pitch)
-        cy, sy = math.cos(yaw), math.sin(yaw)
-        quat = (sr * cp * cy - cr * sp * sy,
-                cr * sp * cy + sr * cp * sy,
-                cr * cp * sy - sr * sp * cy,
-                cr * cp * cy + sr * sp * sy)
-        return cls((float(xyz[0]), float(xyz[1]), float(xyz[2])), quat)
+        return cls((float(xyz[0]), float(xyz[1]), float(xyz[2])), rpy_to_quat(roll, pitch, yaw))
 
     @property
     def is_identity(self) -> bool:

@@ -168,3 +168,18 @@ def test_unknown_and_no_command_still_refused(capsys) -> None:
     assert raised.value.code == 2
     assert "invalid choice: 'no-such-command'" in capsys.readouterr().err
     assert cli.main([]) == 2
+
+
+def test_inline_origin_is_from_xyz_rpy() -> None:
+    from robot_formats.formats.urdf.reader import _UrdfParser
+    rng = random.Random(5)
+    parser = _UrdfParser(None, [])
+    texts = ['0 0 0', '0 -0 0', '-0 0 0', '1e-300 0 0', '1.5707963267949 0 0', '3 -2 1e5']
+    texts += [' '.join(repr(rng.uniform(-7, 7)) for _ in range(3)) for _ in range(500)]
+    for xyz, rpy in zip(texts, reversed(texts)):
+        element = etree.fromstring(f'<origin xyz="{xyz}" rpy="{rpy}"/>')
+        expected = Pose.from_xyz_rpy(tuple(map(float, xyz.split())),
+                                     tuple(map(float, rpy.split())))
+        got = parser.origin(element)
+        assert got == expected and [math.copysign(1, v) for v in got.quat] == \
+            [math.copysign(1, v) for v in expected.quat], (xyz, rpy)

@@ -35,7 +35,7 @@ from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidVal
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
-                                      Vec3, vec3)
+                                      Vec3, rpy_to_quat, vec3)
 from robot_formats.core.xmlsafe import attr_float, floats, local_name, read_xml, required_attr
 
 __all__ = ['read_urdf', 'parse_urdf_element', 'mesh_uri', 'SUPPORTED_VERSIONS']
@@ -298,8 +298,10 @@ class _UrdfParser:
             except ValueError:
                 pass
             else:
-                if math.isfinite(x + y + z + roll + pitch + yaw):
-                    return Pose.from_xyz_rpy((x, y, z), (roll, pitch, yaw))
+                if math.isfinite(x + y + z + roll + pitch + yaw):  # Pose.from_xyz_rpy's
+                    if roll or pitch or yaw:
+                        return Pose((x, y, z), rpy_to_quat(roll, pitch, yaw))
+                    return Pose((x, y, z))
         line = element.sourceline
         xyz = (0.0, 0.0, 0.0) if xyz_text is None else _vector(
             xyz_text, self.file, line, '<origin xyz>', 3)
