@@ -210,22 +210,25 @@ def _axis_angle_rows(axis: tuple[float, float, float], angle: float
             (t * x * z - s * y, t * y * z + s * x, t * z * z + c))
 
 
-def _times_transposed(a: tuple[tuple[float, ...], ...], b: tuple[tuple[float, ...], ...]
-                      ) -> tuple[tuple[float, ...], ...]:
-    """a · bᵀ of 3×3 row tuples, each entry summed in index order."""
-    return tuple(tuple(row[0] * other[0] + row[1] * other[1] + row[2] * other[2] for other in b)
-                 for row in a)
-
-
 def quat_to_rpy(quat: Sequence[float]) -> tuple[float, float, float]:
     """``rotation_to_rpy(quat_to_rotation(quat))`` in plain floats (no numpy), by the same
-    steps."""
+    steps: rest = R · Rx(roll)ᵀ · Ry(pitch)ᵀ with :func:`axis_angle`'s entries, each product's
+    sum in index order; only rest's first column is needed."""
     r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rotation_entries(quat)
     cos_pitch = math.hypot(r21, r22)
     pitch = math.atan2(-r20, cos_pitch)
     roll = math.atan2(r21, r22) if cos_pitch > 0.0 else 0.0
-    rotation = ((r00, r01, r02), (r10, r11, r12), (r20, r21, r22))
-    rest = _times_transposed(_times_transposed(rotation, _axis_angle_rows((1.0, 0.0, 0.0), roll)),
-                             _axis_angle_rows((0.0, 1.0, 0.0), pitch))
-    sine = rest[1][0] if rest[1][0] != 0.0 else 0.0  # +0: yaw +π, as numpy's sums give it
-    return (roll, pitch, math.atan2(sine, rest[0][0]))
+    (x00, x01, x02), (x10, x11, x12), (x20, x21, x22) = _axis_angle_rows((1.0, 0.0, 0.0), roll)
+    (y00, y01, y02), _, _ = _axis_angle_rows((0.0, 1.0, 0.0), pitch)
+    # M = R · Rxᵀ: M[i][j] = Σ_k R[i][k] · Rx[j][k]
+    m00 = r00 * x00 + r01 * x01 + r02 * x02
+    m01 = r00 * x10 + r01 * x11 + r02 * x12
+    m02 = r00 * x20 + r01 * x21 + r02 * x22
+    m10 = r10 * x00 + r11 * x01 + r12 * x02
+    m11 = r10 * x10 + r11 * x11 + r12 * x12
+    m12 = r10 * x20 + r11 * x21 + r12 * x22
+    # rest[i][0] = Σ_k M[i][k] · Ry[0][k]
+    cosine = m00 * y00 + m01 * y01 + m02 * y02
+    sine = m10 * y00 + m11 * y01 + m12 * y02
+    sine = sine if sine != 0.0 else 0.0  # +0: yaw +π, as numpy's sums give it
+    return (roll, pitch, math.atan2(sine, cosine))

@@ -26,7 +26,7 @@ ids) never start with ``/``: a leading slash is dropped, with the same collision
 from __future__ import annotations
 
 import math
-from dataclasses import replace as _replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from robot_formats.core.kinematics import Edge, KinematicTree, planar_axes
@@ -135,6 +135,16 @@ class _Lowering:
         self.joints.append(_replace(step, child=frame_link))
         self.joints.append(Joint(self.joint_names(f'{step.name}/offset'), JointType.FIXED,
                                  frame_link, step.child, matrix_to_pose(offset)))
+
+
+def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
+    """``dataclasses.replace``, or ``obj`` itself when every change is already its value (the
+    usual case: a URDF's names and poses pass through lowering unchanged)."""
+    for name, value in changes.items():
+        current = getattr(obj, name)
+        if current is not value and current != value:
+            return replace(obj, **changes)
+    return obj
 
 
 def _canonical(pose: Pose) -> Pose:
