@@ -75,7 +75,7 @@ class SdfLoader:
         self._parsed: dict[str, _Parsed] = {}
         self._subtrees: list[_Parsed] = []  # what the files being read include, innermost last
         self._uris: dict[tuple[str, str | None], Path] = {}
-        self._keys: dict[Path, str] = {}   # path -> resolved path (cycle check key)
+        self._keys: dict[str, str] = {}    # path -> resolved path (cycle check key)
         self._real_dirs: dict[str, str] = {}  # directory -> its resolved path
 
     # --- documents ------------------------------------------------------------------------
@@ -443,7 +443,7 @@ class SdfLoader:
                               code='ATTRIBUTE_MISSING')
         override = _IncludeOverrides.read(self, ctx, element)
         path = self._resolve_uri(uri, ctx.file, uri_element.sourceline)
-        if path.suffix.lower() in SDF_EXTENSIONS or not _other_format(path):
+        if not _other_format(path):
             model = self._included_sdf(ctx, path, element)
             if model is None:  # a light or an actor: nothing kinematic to add
                 return []
@@ -470,9 +470,10 @@ class SdfLoader:
         return found
 
     def _included_sdf(self, ctx: Ctx, path: Path, include: etree._Element) -> SdfModel | None:
-        key = self._keys.get(path)
+        name = str(path)  # a str hashes in C; a Path in Python
+        key = self._keys.get(name)
         if key is None:
-            key = self._keys[path] = self._real_path(path)
+            key = self._keys[name] = self._real_path(path)
         parsed = self._parsed.get(key)
         if key in self.stack or (parsed is not None and not parsed.files.isdisjoint(self.stack)):
             chain = ' -> '.join(Path(p).name for p in [*self.stack, key])

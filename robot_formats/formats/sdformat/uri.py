@@ -116,7 +116,7 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
                                '(no network access); download it and include the local copy',
                                including_file, line, code='URI_LOOKUP')
     base = _directory_of(including_file, directories) if including_file else Path.cwd()
-    if scheme in ('', 'file') and not Path(rest).is_absolute():
+    if scheme in ('', 'file') and not os.path.isabs(rest):
         first = base / rest  # the common case, a file next to the including one: one stat
         if first.is_file():
             return first
