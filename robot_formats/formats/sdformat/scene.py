@@ -69,8 +69,10 @@ class _Builder:
 
     def scene(self) -> Scene:
         builds = [self.shared_model(m) for m in self.world.models]
+        self._by_shape.clear()  # the builds refer to this builder: no cycle left behind
         poses = self.poses.solve()  # every member's pose, in one batch
         models = [build.result(poses) for build in builds]
+        del builds
         scene_frames: list[Frame] = []
         scene_joints: list[Joint] = []
         graph = self.graph
