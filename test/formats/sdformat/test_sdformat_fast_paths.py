@@ -185,3 +185,35 @@ def test_relative_include_next_to_the_including_file_wins_over_the_search_paths(
     (here / 'dir.sdf').mkdir()  # a directory is not taken by the one-stat path
     with pytest.raises(FormatError):  # a model directory without model.config
         resolve_uri('dir.sdf', including, config, 1)
+
+
+def test_reading_a_world_leaves_no_reference_cycle(tmp_path):
+    """The scene builder's per-load tables must not keep the scene, the frame graphs and the
+    document alive in a cycle (freed only by the cyclic collector, and counted by it)."""
+    import gc
+
+    from robot_formats.formats.sdformat import read_sdf
+    for files in (1, 3):  # copies of one file share their build; distinct files do not
+        for k in range(files):
+            (tmp_path / f'part{k}.sdf').write_text(
+                '<sdf version="1.8"><model name="p"><link name="a"/><link name="b">'
+                '<pose relative_to="j">0 0 1 0 0 0</pose></link><joint name="j" type="revolute">'
+                '<pose relative_to="a">0 0 0.5 0 0 0.3</pose><parent>a</parent><child>b</child>'
+                '<axis><xyz>0 0 1</xyz></axis></joint><frame name="f" attached_to="b"/>'
+                '<model name="n"><link name="c"/></model></model></sdf>')
+        world = tmp_path / f'world_{files}.sdf'
+        world.write_text('<sdf version="1.8"><world name="w">' + ''.join(
+            f'<include><uri>part{i % files}.sdf</uri><name>m{i}</name>'
+            f'<pose>{i} 0 0 0 0 0</pose></include>' for i in range(6)) + '</world></sdf>')
+        read_sdf(world, [])
+        gc.collect()
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            scene = read_sdf(world, [])
+            assert len(scene.models) == 6
+            del scene
+            assert gc.collect() == 0
+        finally:
+            if enabled:
+                gc.enable()
