@@ -248,19 +248,21 @@ class ModelFrames(_Scope):
         problems ends the validation: the next ones build on it."""
         if not self.model.static or self.model.links or self.model.models:
             self.canonical()
-        stage = ProblemCollector()
+        _stage(self._attached_to_checks())
+        _stage(self._relative_to_checks())
+
+    def _attached_to_checks(self):
         for frame in self.model.frames:
-            stage.check(self._check_frame, frame.name, frame.attached_to, frame.line)
+            yield self._check_frame, frame.name, frame.attached_to, frame.line
         for joint in self.model.joints:
-            stage.check(self._check_joint, joint)
-        stage.raise_any()
-        stage = ProblemCollector()
+            yield self._check_joint, joint
+
+    def _relative_to_checks(self):
         for name in self.relative_to:
-            stage.check(self.pose, name)
+            yield self.pose, name
         for nested in self.model.models:
             if nested.placement_frame:
-                stage.check(self.pose, nested.name)
-        stage.raise_any()
+                yield self.pose, nested.name
 
     # --- attached_to ----------------------------------------------------------------------
     def canonical(self) -> str:
@@ -401,6 +403,24 @@ def _joint_problem(scope, joint: SdfJoint, scope_name: str, allow_world_parent: 
                              code='JOINT_PARENT_SAME_AS_CHILD')
 
 
+def _stage(checks) -> None:
+    """Run one validation stage's checks, ``(function, *args)`` each. A stage with a problem
+    is run again under a :class:`ProblemCollector`, which reports every problem it finds (the
+    first raised, the others as its ``related``); the checks only memoise what they resolve, so
+    the second run finds what a collecting first run would have. Valid documents, nearly all,
+    pay no collector."""
+    checks = list(checks)
+    try:
+        for function, *args in checks:
+            function(*args)
+    except FormatError:
+        stage = ProblemCollector()
+        for function, *args in checks:
+            stage.check(function, *args)
+        stage.raise_any()
+        raise  # (not reached: the same checks fail again)
+
+
 def _model_graphs(models: list[SdfModel]) -> dict[str, ModelFrames]:
     """The frame graphs of a world's models; copies of one included file (same ``shape``)
     share one graph: their frames are the same, relative to their model frames."""
@@ -450,16 +470,10 @@ class WorldFrames(_Scope):
     def _check(self) -> None:
         """World stages as the model's (see :meth:`ModelFrames._check`): the attached_to
         graph (frames, joints), then poses, each stage reporting all its problems."""
-        stage = ProblemCollector()
-        for frame in self.world.frames:
-            stage.check(self._check_frame, frame)
-        for joint in self.world.joints:
-            stage.check(check_joint, self, joint, self.world.name, True)
-        stage.raise_any()
-        stage = ProblemCollector()
-        for name in self.relative_to:
-            stage.check(self.pose, name)
-        stage.raise_any()
+        _stage([(self._check_frame, frame) for frame in self.world.frames]
+               + [(check_joint, self, joint, self.world.name, True)
+                  for joint in self.world.joints])
+        _stage([(self.pose, name) for name in self.relative_to])
 
     def _check_frame(self, frame: SdfFrame) -> None:
         if frame.attached_to == frame.name:
