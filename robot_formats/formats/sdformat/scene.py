@@ -17,8 +17,8 @@ from dataclasses import replace
 import numpy as np
 
 from robot_formats.core.errors import Diagnostic
-from robot_formats.core.model import (WORLD, Collision, Frame, Joint, JointType, Limits, Link,
-                                      Model, Pose, Scene, Visual)
+from robot_formats.core.model import (IDENTITY, WORLD, Collision, Frame, Joint, JointType,
+                                      Limits, Link, Model, Pose, Scene, Visual)
 from robot_formats.core.rotations import entries_to_quat, rotations_to_quats
 from robot_formats.core.transforms import invert
 from robot_formats.formats.sdformat.dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
@@ -59,6 +59,7 @@ class _Builder:
         self._inverses: dict[str, np.ndarray] = {}
         self._by_shape: dict[object, _ModelBuild] = {}
         self.poses = _PoseBatch()
+        self._placed: dict[str, str] = {}  # model -> the root link its pose was made for
 
     def inverse(self, name: str) -> np.ndarray:
         """X_name_W of a world-scoped frame (memoized)."""
@@ -205,12 +206,26 @@ class _Builder:
         roots = [link.name for link in model.links if link.name not in moved]
         if not roots:
             return model
-        first = self.graph.pose(f'{model.name}::{roots[0]}')
         for name in roots[1:]:
             scoped = f'{model.name}::{name}'
             extra.append(Joint(f'{scoped}/attach', JointType.FIXED, WORLD, scoped,
                                matrix_to_pose(self.graph.pose(scoped))))
-        return replace(model, pose=matrix_to_pose(first))
+        if self._placed.get(model.name) == roots[0]:
+            return model  # made with this root's pose (_ModelBuild.result)
+        return replace(model, pose=matrix_to_pose(self.graph.pose(f'{model.name}::{roots[0]}')))
+
+    def root_pose(self, sdf: SdfModel, links: tuple[Link, ...], joints: tuple[Joint, ...]
+                  ) -> Pose:
+        """The pose :meth:`place_roots` gives a model whose first unmoved link is fixed where
+        the document puts it, X_W_M · X_M_L (as ``graph.pose('M::L')`` computes it), made with
+        the model (no copy of it for the pose); identity without such a link."""
+        moved = {joint.child for joint in joints}
+        for link in links:
+            if link.name not in moved:
+                self._placed[sdf.name] = link.name
+                graph = self.graph
+                return matrix_to_pose(graph.pose(sdf.name) @ graph.models[sdf.name].pose(link.name))
+        return IDENTITY
 
 
 class _ModelBuild:
@@ -242,7 +257,9 @@ class _ModelBuild:
     def result(self, poses: list[Pose]) -> Model:
         if self._shared_from is not None:
             first, sdf = self._shared_from
-            return replace(first.result(poses), name=sdf.name, source=sdf.file)
+            model = first.result(poses)
+            return replace(model, name=sdf.name, source=sdf.file,
+                           pose=self.builder.root_pose(sdf, model.links, model.joints))
         if self._model is not None:
             return self._model
         sdf = self.sdf
@@ -258,7 +275,9 @@ class _ModelBuild:
             if nested.initial_positions:
                 positions.update({_scoped(prefix, k): v
                                   for k, v in nested.initial_positions.items()})
-        self._model = Model(sdf.name, tuple(self.links), joints, frames, static=sdf.static,
+        links = tuple(self.links)
+        self._model = Model(sdf.name, links, joints, frames,
+                            pose=self.builder.root_pose(sdf, links, joints), static=sdf.static,
                             initial_positions=positions, source=sdf.file)
         return self._model
 
