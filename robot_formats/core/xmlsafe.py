@@ -17,9 +17,12 @@ bad text into :class:`~robot_formats.core.errors.InvalidValueError` with file an
 from __future__ import annotations
 
 import codecs
+import errno
 import math
 import os
 import re
+import stat
+import threading
 from collections.abc import Collection
 from pathlib import Path
 
@@ -60,7 +63,19 @@ class _RefuseExternal(etree.Resolver):
 
 
 def _parser() -> etree.XMLParser:
-    # A new parser per call: lxml parsers are not thread-safe, and nodes may load in threads.
+    """This thread's locked-down parser (made once per thread: lxml parsers are not
+    thread-safe, and nodes may load in threads; a parser is reusable, and a new one per
+    document cost a third of an empty document's parse)."""
+    parser = getattr(_THREAD, 'parser', None)
+    if parser is None:
+        parser = _THREAD.parser = _new_parser()
+    return parser
+
+
+_THREAD = threading.local()
+
+
+def _new_parser() -> etree.XMLParser:
     # Do not pass collect_ids=False: with it libxml2 opens the DOCTYPE's SYSTEM file.
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
@@ -88,22 +103,49 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
         path = Path(path)
     if limit is None:
         limit = MAX_XML_BYTES
-    try:  # one open and fstat (not stat, is_dir and a second open): every load starts here
-        with open(path, 'rb') as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > limit:
-                raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
-            return handle.read()
-    except IsADirectoryError as err:
-        raise FileAccessError('is a directory, not a file', path) from err
-    except PermissionError as err:
-        if path.is_dir():
-            raise FileAccessError('is a directory, not a file', path) from err
-        raise FileAccessError('permission denied', path) from err
-    except FileNotFoundError as err:
-        raise FileAccessError('no such file', path) from err
+    try:  # one open, fstat and read to the end on the descriptor (no file object): every load
+        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # starts here
     except OSError as err:
-        raise FileAccessError(f'cannot read file: {err.strerror or err}', path) from err
+        raise _access_error(err, path) from err
+    try:
+        status = os.fstat(descriptor)
+        if stat.S_ISDIR(status.st_mode):  # open() refuses a directory so; os.open does not
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        size = status.st_size
+        if size > limit:
+            raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
+        return _read_to_end(descriptor, size)
+    except OSError as err:
+        raise _access_error(err, path) from err
+    finally:
+        os.close(descriptor)
+
+
+def _access_error(err: OSError, path: Path) -> FileAccessError:
+    """The typed error for an OS error opening or reading ``path``."""
+    if isinstance(err, IsADirectoryError):
+        return FileAccessError('is a directory, not a file', path)
+    if isinstance(err, PermissionError):
+        if path.is_dir():
+            return FileAccessError('is a directory, not a file', path)
+        return FileAccessError('permission denied', path)
+    if isinstance(err, FileNotFoundError):
+        return FileAccessError('no such file', path)
+    return FileAccessError(f'cannot read file: {err.strerror or err}', path)
+
+
+def _read_to_end(descriptor: int, size: int) -> bytes:
+    """Every byte until end of file, as ``FileIO.readall`` reads them (``size``: the size
+    fstat reports, 0 for pipes and /proc files)."""
+    first = os.read(descriptor, size + 1)
+    if not first:
+        return first
+    chunks = [first]
+    while True:
+        chunk = os.read(descriptor, max(size + 1, 65536))
+        if not chunk:
+            return first if len(chunks) == 1 else b''.join(chunks)
+        chunks.append(chunk)
 
 
 def parse_xml_bytes(data: bytes, file: str | Path | None = None,

@@ -18,7 +18,7 @@ from robot_formats.core.errors import (Diagnostic, UnknownFormatError, Unsupport
                                        XmlSyntaxError)
 from robot_formats.formats.spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
 from robot_formats.core.kinematics import KinematicTree
-from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_bytes
+from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
 
 if TYPE_CHECKING:
     from robot_formats.formats.sdformat.uri import ResolverConfig
@@ -53,16 +53,86 @@ def _ensure_builtin() -> None:
 
 def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> FormatSpec:
     """The format for ``path`` with root element ``root``."""
-    specs = registered()
-    tag = local_name(root)
-    suffixes = [suffix for suffix in path.suffixes if suffix.lower() != '.xacro']
-    suffix = ''.join(suffixes[-1:]).lower()
-    by_extension = [s for s in specs if suffix in s.extensions]
-    by_root = [s for s in specs if tag in s.root_tags]
-    claimed = [s for s in by_root if s.claims is not None and s.claims(root)]
+    return _detect(path, _suffixes(path.name)[1], root, warnings)
+
+
+class _Tables:
+    """The registry's formats by extension and by root element, and every root element name,
+    made once per registry content (not per load)."""
+
+    __slots__ = ('specs', 'by_extension', 'by_root', 'root_tags')
+
+    def __init__(self, specs: tuple[FormatSpec, ...]) -> None:
+        self.specs = specs
+        self.by_extension: dict[str, list[FormatSpec]] = {}
+        self.by_root: dict[str, list[FormatSpec]] = {}
+        for spec in specs:
+            for extension in dict.fromkeys(spec.extensions):
+                self.by_extension.setdefault(extension, []).append(spec)
+            for tag in dict.fromkeys(spec.root_tags):
+                self.by_root.setdefault(tag, []).append(spec)
+        self.root_tags = tuple(tag for spec in specs for tag in spec.root_tags)
+
+
+_TABLES: list[_Tables] = []  # the tables of the registry's last seen content
+
+
+def _tables() -> _Tables:
+    """The tables of the registry as it is now (remade when a format was registered or the
+    registry changed otherwise: the content is compared, element by element, each time)."""
+    _ensure_builtin()
+    specs = tuple(_REGISTRY.values())
+    if _TABLES:
+        tables = _TABLES[0]
+        if tables.specs == specs:  # (identical members compare without calling __eq__)
+            return tables
+    tables = _Tables(specs)
+    _TABLES[:] = [tables]
+    return tables
+
+
+def _suffixes(name: str) -> tuple[bool, str]:
+    """(whether a suffix of the file name ``name`` is ``.xacro``, its last other suffix in
+    lower case or ''): ``Path.suffixes`` read once for :func:`is_xacro` and :func:`detect`."""
+    if name.endswith('.'):
+        return False, ''
+    parts = name.lstrip('.').split('.')
+    if len(parts) == 2:  # the usual name: one suffix
+        suffix = '.' + parts[1].lower()
+        return (True, '') if suffix == '.xacro' else (False, suffix)
+    xacro, last = False, ''
+    for part in parts[1:]:
+        suffix = '.' + part.lower()
+        if suffix == '.xacro':
+            xacro = True
+        else:
+            last = suffix
+    return xacro, last
+
+
+def _detect(path: Path, suffix: str, root: etree._Element, warnings: list[Diagnostic]
+            ) -> FormatSpec:
+    """:func:`detect` with the file's suffix (:func:`_suffixes`) already known. A format's
+    ``claims`` is asked only when the extension alone does not decide."""
+    tables = _tables()
+    tag = root.tag
+    if tag.__class__ is not str:
+        tag = ''
+    elif tag[0] == '{':
+        tag = tag.rpartition('}')[2]
+    by_extension = tables.by_extension.get(suffix, ())
+    by_root = tables.by_root.get(tag, ())
+    claimed: list[FormatSpec] | None = None
     for spec in by_extension:
-        if spec.any_root or (spec in by_root and (not claimed or spec in claimed)):
+        if spec.any_root:
             return spec
+        if spec in by_root:
+            if claimed is None:
+                claimed = [s for s in by_root if s.claims is not None and s.claims(root)]
+            if not claimed or spec in claimed:
+                return spec
+    if claimed is None:
+        claimed = [s for s in by_root if s.claims is not None and s.claims(root)]
     if claimed:
         by_root = claimed
     if by_root:
@@ -73,7 +143,7 @@ def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> Form
                 root.sourceline, 'FORMAT_MISMATCH'))
         return by_root[0]
     known = ', '.join(f'{s.name} ({"/".join(s.extensions)}, <{"|".join(s.root_tags)}>)'
-                      for s in specs)
+                      for s in tables.specs)
     raise UnknownFormatError(f'unknown format: root element <{tag}> with extension '
                              f'{suffix or "(none)"!r}; supported: {known}', str(path),
                              root.sourceline)
@@ -89,15 +159,23 @@ def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
     Raises:
         FormatError: (a subclass of it) for every problem, with file, line and a sentence.
     """
-    path = Path(path)
+    if not isinstance(path, Path):  # (Path(path) of a Path parses it again)
+        path = Path(path)
     warnings: list[Diagnostic] = []
-    root = _parse(path, warnings, expand_xacro(path, xacro_args) if is_xacro(path) else None)
-    return _read_scene(path, root, warnings, _context(world, sdf_config))
+    xacro, suffix = _suffixes(path.name)
+    root = _parse(path, warnings, expand_xacro(path, xacro_args) if xacro else None)
+    return _read_scene(path, root, warnings, _context(world, sdf_config), suffix)
 
 
 def _context(world: str | None, sdf_config: ResolverConfig | None) -> LoadContext:
     """The context of one load: nested files are loaded with the same include settings."""
+    if world is None and sdf_config is None:
+        return _DEFAULT_CONTEXT
     return LoadContext(world, sdf_config, functools.partial(load, sdf_config=sdf_config))
+
+
+#: The context of a load with the default settings (immutable, so shared by those loads).
+_DEFAULT_CONTEXT = LoadContext(None, None, functools.partial(load, sdf_config=None))
 
 
 def load_text(text: str, source: str = '<robot_description>', *,
@@ -112,11 +190,12 @@ def load_text(text: str, source: str = '<robot_description>', *,
     path = Path(source)
     warnings: list[Diagnostic] = []
     root = _parse(path, warnings, text.encode('utf-8'))
-    return _read_scene(path, root, warnings, _context(world, sdf_config))
+    return _read_scene(path, root, warnings, _context(world, sdf_config),
+                       _suffixes(path.name)[1])
 
 
 def is_xacro(path: Path) -> bool:
-    return '.xacro' in (suffix.lower() for suffix in path.suffixes)
+    return _suffixes(path.name)[0]
 
 
 def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> bytes:
@@ -138,14 +217,16 @@ def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> byte
 
 
 def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
-                context: LoadContext) -> LoadResult:
-    spec = detect(path, root, warnings)
+                context: LoadContext, suffix: str) -> LoadResult:
+    spec = _detect(path, suffix, root, warnings)
     if spec.document != 'scene':
         raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
                                'or problem (`robot-formats check` validates it)', str(path),
                                root.sourceline)
     scene = spec.reader(path, root, warnings, context)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
+    if not warnings:
+        return LoadResult(scene, spec.name, str(path), (), tree, ())
     irregular, notes = _split_notes(warnings)
     return LoadResult(scene, spec.name, str(path), irregular, tree, notes)
 
@@ -157,10 +238,12 @@ def read_document(path: str | Path, *, world: str | None = None,
     Raises:
         FormatError: (a subclass of it) for every problem, with file, line and a sentence.
     """
-    path = Path(path)
+    if not isinstance(path, Path):
+        path = Path(path)
     warnings: list[Diagnostic] = []
-    root = _parse(path, warnings, expand_xacro(path) if is_xacro(path) else None)
-    spec = detect(path, root, warnings)
+    xacro, suffix = _suffixes(path.name)
+    root = _parse(path, warnings, expand_xacro(path) if xacro else None)
+    spec = _detect(path, suffix, root, warnings)
     document = spec.reader(path, root, warnings, _context(world, sdf_config))
     tree = KinematicTree(document) if spec.document == 'scene' else None
     irregular, notes = _split_notes(warnings)
@@ -203,7 +286,7 @@ def _parse(path: Path, warnings: list[Diagnostic], data: bytes | None = None
 def _root_tags() -> tuple[str, ...]:
     """Every registered format's root element names (a document may hold other top-level
     elements; urdfdom reads the first <robot>, libsdformat the first <sdf>)."""
-    return tuple(tag for spec in registered() for tag in spec.root_tags)
+    return _tables().root_tags
 
 
 def _recovered(path: Path, data: bytes, warnings: list[Diagnostic]) -> etree._Element | None:

@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import Callable
 
 from lxml import etree
 
@@ -25,10 +27,26 @@ def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
 URDF = FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format')
 
 
+def _reader(name: str) -> Callable:
+    """The function ``module:function`` (imported on first use; an import statement in a
+    function is a lookup in the import machinery on each call, a dict look-up is not)."""
+    function = _READERS.get(name)
+    if function is None:
+        module, _, attribute = name.partition(':')
+        function = _READERS[name] = getattr(importlib.import_module(module), attribute)
+    return function
+
+
+_READERS: dict[str, Callable] = {}
+
+
 def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
-    from robot_formats.formats.skel.reader import parse_skel_element
+    parse_skel_element = _READERS.get(_SKEL) or _reader(_SKEL)
     return parse_skel_element(root, str(path), warnings)
+
+
+_SKEL = 'robot_formats.formats.skel.reader:parse_skel_element'
 
 
 SKEL = FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world format")
@@ -36,15 +54,17 @@ SKEL = FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world 
 
 def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
-    from robot_formats.formats.hrdf.reader import parse_hrdf_element
+    parse_hrdf_element = _READERS.get(_HRDF) or _reader(_HRDF)
     return parse_hrdf_element(root, str(path), warnings)
+
+
+_HRDF = 'robot_formats.formats.hrdf.reader:parse_hrdf_element'
 
 
 def _claims_hrdf(root: etree._Element) -> bool:
     if root.get('name') is not None:
         return False  # URDF requires a name, HRDF refuses one: no need to import the HRDF reader
-    from robot_formats.formats.hrdf.reader import looks_like_hrdf
-    return looks_like_hrdf(root)
+    return _reader('robot_formats.formats.hrdf.reader:looks_like_hrdf')(root)
 
 
 HRDF = FormatSpec('hrdf', ('.hrdf',), ('robot',), _read_hrdf, 'HEBI Robot Description Format',
