@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import FrozenInstanceError, fields
-from operator import attrgetter
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidValueError,
                                        ReferenceError, StructureError)
@@ -32,12 +31,13 @@ else:
 
 __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
+_SCREW = JointType.SCREW
+_EULER = JointType.EULER
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
 #: Joint kinds whose DoF names are the joint's own name or none (no generated URDF names).
 _NO_GENERATED_NAMES = frozenset({JointType.FIXED, JointType.REVOLUTE, JointType.CONTINUOUS,
                                  JointType.PRISMATIC})
-_FIELDS: dict[type, tuple[attrgetter, dict[str, int]]] = {}  # class -> (all fields, positions)
 _IDENTITY_4X4: list[np.ndarray] = []  # np.eye(4) once numpy is in use; never handed out
 
 
@@ -49,19 +49,32 @@ def _identity() -> np.ndarray:
 
 
 def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
-    """``dataclasses.replace`` for the model's dataclasses (every field an init field), without
-    its per-call field introspection: scoping a world's members copies every link and joint of
-    every load, and the standard function costs about twice the construction itself."""
-    cls = type(obj)
-    known = _FIELDS.get(cls)
-    if known is None:
-        names = [f.name for f in fields(cls)]
-        known = _FIELDS[cls] = (attrgetter(*names), {name: i for i, name in enumerate(names)})
-    every_field, position = known
-    values = list(every_field(obj))
-    for name, value in changes.items():
-        values[position[name]] = value
-    return cls(*values)
+    """``dataclasses.replace`` for the model's dataclasses (every field a positional init
+    field), without its per-call field introspection: scoping a world's members copies every
+    link and joint of every load, and the standard function costs about twice the construction
+    itself. One function per class and set of changed fields, made on first use, reads the
+    other fields and calls the class with every field in order."""
+    function = _REPLACERS.get((type(obj), *changes))
+    if function is None:
+        function = _replacer(type(obj), tuple(changes))
+    return function(obj, *changes.values())
+
+
+_REPLACERS: dict[tuple, Callable] = {}  # (class, changed field, ...) -> replacing function
+
+
+def _replacer(cls: type, changed: tuple[str, ...]) -> Callable:
+    names = [f.name for f in fields(cls)]
+    unknown = set(changed) - set(names)
+    if unknown:
+        raise TypeError(f'{cls.__name__} has no field {sorted(unknown)[0]!r}')
+    parameters = ''.join(f', _{name}' for name in changed)
+    arguments = ', '.join(f'_{name}' if name in changed else f'obj.{name}' for name in names)
+    namespace: dict[str, object] = {'_cls': cls}
+    exec(f'def replace(obj{parameters}):\n    return _cls({arguments})\n',  # noqa: S102
+         namespace)  # our own text, as dataclasses itself makes functions
+    function = _REPLACERS[(cls, *changed)] = namespace['replace']  # type: ignore[assignment]
+    return function  # type: ignore[return-value]
 
 
 def scoped(prefix: str, name: str) -> str:
@@ -225,6 +238,29 @@ class Edge:
                     pose=self._pose, child_offset=self._child_offset)
 
 
+_new_object = object.__new__
+_EDGE_SLOTS = Edge.__dict__
+_set_child, _set_parent, _set_joint, _set_kind, _set_pose, _set_child_offset, _set_origin, \
+    _set_offset = (_EDGE_SLOTS[name].__set__ for name in Edge.__slots__)
+
+
+def _pose_edge(child: str, parent: str, joint: Joint | None, kind: str, pose: Pose,
+               child_offset: Pose) -> Edge:
+    """``Edge(child, parent, joint, kind=kind, pose=pose, child_offset=child_offset)`` (both
+    poses given, no matrix) without the keyword call and ``object.__setattr__`` per slot: the
+    tree makes one per link and frame."""
+    edge = _new_object(Edge)
+    _set_child(edge, child)
+    _set_parent(edge, parent)
+    _set_joint(edge, joint)
+    _set_kind(edge, kind)
+    _set_pose(edge, IDENTITY if pose is None else pose)  # (as Edge() takes a None pose)
+    _set_child_offset(edge, IDENTITY if child_offset is None else child_offset)
+    _set_origin(edge, None)
+    _set_offset(edge, None)
+    return edge
+
+
 def _edge(child: str, parent: str, joint: Joint | None, origin: np.ndarray | None,
           offset: np.ndarray | None, kind: str, pose: Pose | None, child_offset: Pose | None
           ) -> Edge:
@@ -244,12 +280,23 @@ class KinematicTree:
         self.initial_positions: dict[str, float] = {}
         self._build(scene)
         self.order: tuple[str, ...] = self._topological_order()
-        self.dof_names: tuple[str, ...] = tuple(
-            name for joint in self.joints.values() for name in dof_names(joint))
-        self.dof_index: dict[str, int] = {name: i for i, name in enumerate(self.dof_names)}
-        if len(self.dof_index) != len(self.dof_names):
+        names: list[str] = []
+        generated = False  # a coordinate not named like its joint, or a screw's translation
+        for joint in self.joints.values():
+            own = dof_names(joint)
+            if len(own) == 1 and own[0] == joint.name:
+                names.append(own[0])
+            elif own:
+                names.extend(own)
+                generated = True
+            if joint.type is _SCREW:
+                generated = True
+        self.dof_names: tuple[str, ...] = tuple(names)
+        self.dof_index: dict[str, int] = {name: i for i, name in enumerate(names)}
+        if len(self.dof_index) != len(names):
             self._refuse_duplicate_dofs()
-        self._refuse_joint_names_of_coordinates()
+        if generated:  # (otherwise no joint can be named like another's coordinate)
+            self._refuse_joint_names_of_coordinates()
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -276,10 +323,12 @@ class KinematicTree:
                                      source, line)
 
     def _add_model(self, model: Model, prefix: str) -> None:
+        links, frames, root = self.links, self.frames, self.root
         for link in model.links:
-            name = scoped(prefix, link.name)
-            self._claim(name, link.line, model.source)
-            self.links[name] = link if name == link.name else _replace(link, name=name)
+            name = scoped(prefix, link.name) if prefix else link.name
+            if name in links or name in frames or (root and name == root):
+                self._claim(name, link.line, model.source)  # raises
+            links[name] = link if name == link.name else _replace(link, name=name)
         for frame in model.frames:  # one copy per member: scoped name and references at once
             name = scoped(prefix, frame.name)
             self._claim(name, frame.line, model.source)
@@ -302,31 +351,33 @@ class KinematicTree:
         self.frames[name] = frame if name == frame.name else _replace(frame, name=name)
 
     def _add_joint(self, joint: Joint, prefix: str, source: str | None) -> None:
-        name = scoped(prefix, joint.name)
+        name = scoped(prefix, joint.name) if prefix else joint.name
         if name in self.joints:
             raise DuplicateNameError(f'two joints are named {name!r}', source, joint.line)
         if name != joint.name:
             joint = _replace(joint, name=name)
-        for end in (joint.parent, joint.child):
-            if end not in self.links and not (end == WORLD and self.scene.is_world):
-                raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
-                                     source, joint.line)
-        if joint.type is JointType.EULER and (
+        parent, child, links = joint.parent, joint.child, self.links
+        if parent not in links or child not in links:
+            for end in (parent, child):
+                if end not in links and not (end == WORLD and self.scene.is_world):
+                    raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
+                                         source, joint.line)
+        if joint.type is _EULER and (
                 len(joint.axis_order) != 3 or set(joint.axis_order) - set('xyz')):
             raise InvalidValueError(f'euler joint {name!r} has axis order '
                                     f'{joint.axis_order!r}; expected three of x, y, z',
                                     source, joint.line)
-        if joint.parent == joint.child:
-            raise StructureError(f'joint {name!r} has the same parent and child {joint.child!r}',
+        if parent == child:
+            raise StructureError(f'joint {name!r} has the same parent and child {child!r}',
                                  source, joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
-        if joint.child in self.edges:
-            other = self.edges[joint.child].joint
+        edges = self.edges
+        if child in edges:
+            other = edges[child].joint
             raise StructureError(
-                f'link {joint.child!r} is the child of two joints ({other.name if other else "?"!r}'
+                f'link {child!r} is the child of two joints ({other.name if other else "?"!r}'
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
-        self.edges[joint.child] = Edge(joint.child, joint.parent, joint, kind='link',
-                                       pose=joint.origin, child_offset=joint.child_offset)
+        edges[child] = _pose_edge(child, parent, joint, 'link', joint.origin, joint.child_offset)
 
     def _resolve_frames(self, scene: Scene) -> None:
         for name, frame in self.frames.items():
@@ -339,14 +390,14 @@ class KinematicTree:
             if target == name:
                 raise CycleError(f'frame {name!r} is attached to itself', scene.source,
                                  frame.line, code='FRAME_ATTACHED_TO_CYCLE')
-            self.edges[name] = Edge(name, target, None, kind='frame', pose=frame.pose)
+            self.edges[name] = _pose_edge(name, target, None, 'frame', frame.pose, IDENTITY)
 
     def _place_model_roots(self, scene: Scene) -> None:
         for model in scene.models:
             for link in model.links:
                 name = scoped(model.name, link.name)
                 if name not in self.edges:
-                    self.edges[name] = Edge(name, WORLD, None, kind='model', pose=model.pose)
+                    self.edges[name] = _pose_edge(name, WORLD, None, 'model', model.pose, IDENTITY)
 
     def _single_root(self, scene: Scene) -> str:
         roots = [name for name in self.links if name not in self.edges]
@@ -367,20 +418,23 @@ class KinematicTree:
         """Every non-root frame, parents before children, otherwise in document order;
         raises CycleError on loops."""
         edges = self.edges
+        # Keep the document's order where the tree allows it: stable and readable. Each
+        # parent's children listed in the order of the links, then the frames (the sort below
+        # without sorting), when every edge is a link's or a frame's (a world's joint may name
+        # the root as its child: then the general way).
         children: dict[str, list[str]] = {}
-        for name, edge in edges.items():
-            siblings = children.get(edge.parent)
-            if siblings is None:
-                children[edge.parent] = [name]
-            else:
-                siblings.append(name)
-        # Keep the document's order where the tree allows it: stable and readable.
-        position: dict[str, int] | None = None
-        for siblings in children.values():
-            if len(siblings) > 1:
-                if position is None:
-                    position = {name: i for i, name in enumerate([*self.links, *self.frames])}
-                siblings.sort(key=position.__getitem__)
+        found = 0
+        for name in (*self.links, *self.frames):
+            edge = edges.get(name)
+            if edge is not None:
+                found += 1
+                siblings = children.get(edge.parent)
+                if siblings is None:
+                    children[edge.parent] = [name]
+                else:
+                    siblings.append(name)
+        if found != len(edges):
+            children = self._children_sorted()
         order: list[str] = []
         stack = [self.root]
         while stack:
@@ -400,6 +454,23 @@ class KinematicTree:
                              f'{self.root!r}', self.scene.source, line,
                              code='FRAME_ATTACHED_TO_CYCLE' if what == 'frames' else 'CYCLE')
         return tuple(order)
+
+    def _children_sorted(self) -> dict[str, list[str]]:
+        """Each parent's children, in the order of the links, then the frames."""
+        children: dict[str, list[str]] = {}
+        for name, edge in self.edges.items():
+            siblings = children.get(edge.parent)
+            if siblings is None:
+                children[edge.parent] = [name]
+            else:
+                siblings.append(name)
+        position: dict[str, int] | None = None
+        for siblings in children.values():
+            if len(siblings) > 1:
+                if position is None:
+                    position = {name: i for i, name in enumerate([*self.links, *self.frames])}
+                siblings.sort(key=position.__getitem__)
+        return children
 
     def _refuse_duplicate_dofs(self) -> None:
         seen: dict[str, Joint] = {}

@@ -319,7 +319,12 @@ class Joint:
 
     @property
     def dof_count(self) -> int:
-        return len(DOF_SUFFIXES[self.type]) if self.mimic is None else 0
+        if self.mimic is not None:
+            return 0
+        try:  # by the kind's value: an Enum member's __hash__ is Python code
+            return len(_SUFFIXES_BY_VALUE[self.type._value_])
+        except (AttributeError, KeyError):
+            return len(DOF_SUFFIXES[self.type])
 
 
 def dof_count(joint: Joint) -> int:
@@ -336,7 +341,19 @@ def dof_names(joint: Joint) -> tuple[str, ...]:
     """
     if joint.mimic is not None:
         return ()
-    if joint.type is JointType.EULER:
+    kind = joint.type
+    try:  # by the kind's value: an Enum member's __hash__ is Python code
+        names = _NAMES_BY_VALUE[kind._value_]
+    except (AttributeError, KeyError):
+        names = None
+    if names is not None and kind is not _EULER:
+        if names is _OWN_NAME:
+            return (joint.name,)
+        if not names:
+            return ()
+        prefix = joint.name
+        return tuple([prefix + suffix for suffix in names])
+    if kind is JointType.EULER:
         letters = joint.axis_order
         if len(set(letters)) == len(letters):
             return tuple(f'{joint.name}/{letter}' for letter in letters)
@@ -345,6 +362,18 @@ def dof_names(joint: Joint) -> tuple[str, ...]:
     if suffixes == ('',):
         return (joint.name,)
     return tuple(f'{joint.name}/{suffix}' for suffix in suffixes)
+
+
+#: :data:`DOF_SUFFIXES` by the kind's value (``JointType.X._value_``, a plain string key).
+_SUFFIXES_BY_VALUE: dict[str, tuple[str, ...]] = {
+    kind._value_: suffixes for kind, suffixes in DOF_SUFFIXES.items()}
+_OWN_NAME: tuple[str, ...] = ('',)
+#: What :func:`dof_names` appends to a joint's name, by the kind's value: (``''``,) for a
+#: kind whose one coordinate is the joint's name (this very tuple), ``/suffix`` otherwise.
+_NAMES_BY_VALUE: dict[str, tuple[str, ...]] = {
+    value: _OWN_NAME if suffixes == ('',) else tuple('/' + suffix for suffix in suffixes)
+    for value, suffixes in _SUFFIXES_BY_VALUE.items()}
+_EULER = JointType.EULER
 
 
 # --- frames, models, scenes -----------------------------------------------------------------------
