@@ -5,7 +5,8 @@ Only argument handling and output live here; what goes into the files is
 ``DIR/<name>.urdf`` and ``DIR/<name>_controllers.yaml`` (``<name>``: the robot's name, or
 ``--name``), prints the two paths and the commanded joints, exit 0; exit 1 with
 ``file:line: message`` for a file no reader accepts or joints that cannot be commanded; exit 2
-for a bad command line or an output directory that cannot be written.
+for a bad command line (a hardware or update rate that cannot be used) or an output directory
+that cannot be written; nothing is written unless everything can be.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from pathlib import Path
 
 from robot_formats.cli.common import EXIT_OK, UsageError, add_world_option, print_warnings
+from robot_formats.core.errors import FormatError
 
 __all__ = ['add_controllers_parser']
 
@@ -63,18 +65,23 @@ def _cmd_controllers(args: argparse.Namespace) -> int:
     robot = description.urdf_tree.scene.models[0].name
     base = _file_name(args.name or robot)
     out = Path(args.output)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UsageError(f'cannot create the output directory {out}: {err.strerror}') from err
     urdf_path, yaml_path = out / f'{base}.urdf', out / f'{base}_controllers.yaml'
     options = ControlOptions(hardware=args.hardware, interface=args.interface,
                              joints=tuple(args.joints or ()),
                              controllers_file=str(yaml_path.resolve()),
                              update_rate=args.update_rate)
-    commanded, mimics = control_joints(description.urdf_tree, options.joints)
+    try:
+        options.check()
+    except FormatError as err:
+        raise UsageError(err.message) from None
+    selection = control_joints(description.urdf_tree, options.joints)
+    commanded, mimics = selection.commanded, selection.mimics
     urdf = urdf_with_ros2_control(description.urdf, description.urdf_tree, options)
     controllers = controllers_yaml(robot, commanded, options, source=str(args.path))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f'cannot create the output directory {out}: {err.strerror}') from err
     try:
         urdf_path.write_text(urdf, encoding='utf-8')
         yaml_path.write_text(controllers, encoding='utf-8')
@@ -91,5 +98,8 @@ def _cmd_controllers(args: argparse.Namespace) -> int:
               f'({args.interface}): {" ".join(joints)}')
         if mimics:
             print(f'mimic joints (state interfaces only): {" ".join(j.name for j in mimics)}')
+        if selection.uncommandable:
+            print(f'floating joints (no ros2_control interface): '
+                  f'{" ".join(selection.uncommandable)}')
     return EXIT_OK
 

@@ -135,6 +135,9 @@ def add_record_parser(sub: argparse._SubParsersAction) -> None:
     record.add_argument('--tolerance', type=float, default=1e-4, metavar='RAD',
                         help='drop frames linear interpolation reproduces within this '
                              '(default 1e-4)')
+    record.add_argument('--topic', default='joint_states', metavar='NAME',
+                        help='the joint states topic (default joint_states; e.g. '
+                             '/robot1/joint_states)')
     record.add_argument('--qos', choices=('sensor_data', 'reliable'), default='sensor_data',
                         help="joint_states QoS: sensor_data (best effort, accepts every "
                              "publisher; default) or reliable")
@@ -156,4 +159,6 @@ def _cmd_record(args: argparse.Namespace) -> int:
         'joint_states_qos': args.qos}
     if args.joints:
         parameters['joints'] = list(args.joints)
-    return run_record(args.output, args.duration, parameters)
+    remap = [] if args.topic == 'joint_states' else ['-r', f'joint_states:={args.topic}']
+    return run_record(args.output, args.duration, parameters,
+                      ['robot-formats', '--ros-args', *remap] if remap else None)

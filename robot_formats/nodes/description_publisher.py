@@ -229,7 +229,9 @@ class DescriptionPublisher(Node):
                 description = Description.load(source, positions, self._xacro_args(),
                                                self.get_parameter('world').value)
             if self._control is not None:
-                description = description.with_ros2_control(self._control)
+                description = description.with_ros2_control(
+                    self._control, 'parameter ros2_control_joints (read-only: restart the '
+                    'node with a corrected list)')
         except FormatError as err:
             return str(err)
         except ValueError as err:  # bad initial_positions or xacro_args parameter

@@ -7,7 +7,9 @@ frames at ``frame_period``: joints written as the servos of ``servo_map`` (scale
 inverted), frames kept only where linear interpolation would miss them by more than
 ``tolerance`` (:mod:`robot_formats.runtime.recording`). ``~/stop`` writes the file and answers
 with what was recorded; a file that cannot be written is an error answer and the recording is
-kept for another ``~/stop`` with another ``output_file``.
+kept for another ``~/stop`` with another ``output_file``. Without ``joints``, it records the
+commandable joints of ``robot_description`` (mimic joints left out: a player cannot drive them)
+when a description was received, else every joint of the first message.
 
 Samples are placed at their header stamps (the receive time when a stamp is zero), so delays
 on the way do not distort the motion. Memory holds key frames only, not messages.
@@ -16,6 +18,7 @@ on the way do not distort the motion. Memory holds key frames only, not messages
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -28,15 +31,18 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from robot_formats_interfaces.srv import StopRecording
 
 from robot_formats.core.errors import FormatError
 from robot_formats.formats.xmdi.mapping import ServoMapping
+from robot_formats.formats.xmdi.safety import RobotJoints
 from robot_formats.formats.xmdi.writer import write_xmdi
-from robot_formats.nodes.node_support import (STOP_POLL, StartupError, StopRequest, choice,
-                                              guarded, joint_states_qos, positive, run_node)
+from robot_formats.nodes.node_support import (LATCHED_QOS, STOP_POLL, StartupError,
+                                              StopRequest, choice, guarded, joint_states_qos,
+                                              positive, run_node)
 from robot_formats.runtime.recording import DEFAULT_TOLERANCE, MotionRecorder
 
 __all__ = ['MotionRecorderNode', 'main', 'run_record']
@@ -52,8 +58,9 @@ class MotionRecorderNode(Node):
         self._declare_parameters()
         self.frame_period = positive(self, 'frame_period', 's')
         self.tolerance = float(self.get_parameter('tolerance').value)
-        if not self.tolerance >= 0:
-            raise StartupError(f'parameter tolerance must be >= 0, not {self.tolerance}')
+        if not (math.isfinite(self.tolerance) and self.tolerance >= 0):
+            raise StartupError(f'parameter tolerance must be a finite number >= 0, not '
+                               f'{self.tolerance}')
         path = str(self.get_parameter('servo_map').value)
         try:
             self.mapping = ServoMapping.from_yaml(path) if path else ServoMapping.identity()
@@ -61,6 +68,11 @@ class MotionRecorderNode(Node):
             raise StartupError(f'servo_map: {err}') from None
         self.joints = tuple(self.get_parameter_or('joints', Parameter('joints', value=[])).value
                             or ()) or None
+        #: the commandable joints of robot_description (mimic joints left out: the player
+        #: cannot drive them), used when ``joints`` is not set
+        self.description_joints: tuple[str, ...] | None = None
+        self.create_subscription(String, 'robot_description', self.description_callback,
+                                 LATCHED_QOS)
         self.recorder: MotionRecorder | None = None
         self.recording = False
         source = choice(self, 'source', SOURCES)
@@ -77,7 +89,9 @@ class MotionRecorderNode(Node):
         self.create_service(StopRecording, '~/stop', self.stop_callback)
         if self.get_parameter('autostart').value:
             self._start()
-        self.get_logger().info(f'ready: recording {self.topic} on ~/start')
+            self.get_logger().info(f'ready: recording {self.topic} now')
+        else:
+            self.get_logger().info(f'ready: recording {self.topic} on ~/start')
 
     def _declare_parameters(self) -> None:
         def text(description: str) -> ParameterDescriptor:
@@ -91,8 +105,9 @@ class MotionRecorderNode(Node):
             "With source 'controller_state': the controller's name (namespace)."))
         declare('joints', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
             type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-            description='Joints to record, in servo order (default: every joint of the first '
-                        'message).'))
+            description='Joints to record, in servo order (default: the commandable joints of '
+                        'robot_description when one was received, else every joint of the '
+                        'first message).'))
         declare('servo_map', '', text('Servo map YAML (as motion_player): joints are written as '
                                       'their servos, scale and offset inverted.'))
         declare('frame_period', 0.032, text('Seconds per XMDI frame (0.032: a Webots step).'))
@@ -105,6 +120,18 @@ class MotionRecorderNode(Node):
         declare('autostart', False, text('Start recording at once, without ~/start.'))
         declare('joint_states_qos', 'sensor_data', text(
             "QoS of the joint_states subscription: 'sensor_data' or 'reliable'."))
+
+    @guarded
+    def description_callback(self, msg: String) -> None:
+        try:
+            robot = RobotJoints.from_urdf_text(msg.data)
+        except FormatError as err:
+            self.get_logger().warning(f'robot_description ignored: {err}')
+            return
+        self.description_joints = tuple(robot.limits)
+        if self.joints is None:
+            self.get_logger().info(f'robot_description: the next recording takes '
+                                   f'{", ".join(self.description_joints)}')
 
     # --- samples ------------------------------------------------------------------------------
     def _stamp(self, header) -> float:
@@ -123,8 +150,8 @@ class MotionRecorderNode(Node):
 
     # --- services -----------------------------------------------------------------------------
     def _start(self) -> None:
-        self.recorder = MotionRecorder(self.joints, self.mapping, self.frame_period,
-                                       self.tolerance)
+        joints = self.joints or self.description_joints
+        self.recorder = MotionRecorder(joints, self.mapping, self.frame_period, self.tolerance)
         self.recording = True
 
     def start_callback(self, request: Trigger.Request, response: Trigger.Response
@@ -147,8 +174,10 @@ class MotionRecorderNode(Node):
             response.success, response.message = False, f'internal error: {err!r}'
             return response
 
-    def _stop(self, request: StopRecording.Request, response: StopRecording.Response
-              ) -> StopRecording.Response:
+    def _stop(self, request: StopRecording.Request, response: StopRecording.Response,
+              keeps: bool = True) -> StopRecording.Response:
+        """End the recording and write it; ``keeps``: a recording that cannot be written
+        stays for another ~/stop (the node), else it is dropped (the command line)."""
         recorder = self.recorder
         if recorder is None:
             response.success, response.message = False, 'nothing recorded: call ~/start first'
@@ -167,7 +196,9 @@ class MotionRecorderNode(Node):
         try:
             write_xmdi([recorder.motion(name)], path)
         except FormatError as err:
-            response.success, response.message = False, f'{err} (the recording is kept)'
+            text = str(err) if err.file else err.message
+            response.success = False
+            response.message = f'{text} (the recording is kept)' if keeps else text
             self.get_logger().error(response.message)
             return response
         self.recorder = None
@@ -208,7 +239,7 @@ def run_record(output: str, duration: float | None, parameters: dict[str, object
                     recorder.duration >= duration:
                 break
         request = StopRecording.Request(output_file=os.path.abspath(output))
-        response = node._stop(request, StopRecording.Response())
+        response = node._stop(request, StopRecording.Response(), keeps=False)
         executor.shutdown()
         node.destroy_node()
     print(response.message, file=sys.stderr if not response.success else sys.stdout)

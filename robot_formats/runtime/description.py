@@ -77,11 +77,14 @@ class Description:
                    model_to_urdf(lowered, source=result.path), solver,
                    tuple(solver.static_transforms()), result.notes)
 
-    def with_ros2_control(self, options: ControlOptions) -> Description:
+    def with_ros2_control(self, options: ControlOptions, option: str = 'joints'
+                          ) -> Description:
         """The same description whose URDF carries a ``<ros2_control>`` block (see
         :mod:`robot_formats.runtime.ros2_control`), for controller_manager to read from
-        ``robot_description``. InvalidValueError for joints that cannot be commanded."""
-        return replace(self, urdf=urdf_with_ros2_control(self.urdf, self.urdf_tree, options))
+        ``robot_description``. InvalidValueError for joints that cannot be commanded (the
+        message names ``option``, where they came from)."""
+        return replace(self, urdf=urdf_with_ros2_control(self.urdf, self.urdf_tree, options,
+                                                         option))
 
     @property
     def dof_names(self) -> tuple[str, ...]:

@@ -11,10 +11,12 @@ What ros2_control drives is the URDF that description_publisher serves (the docu
   the document's initial configuration;
 * a mimic joint gets state interfaces only: ros2_control (Jazzy and later) reads the mimic
   relation from the URDF's own ``<mimic>`` tag, as gz_ros2_control's gripper example does;
-* a multi-DoF joint of the source (SKEL ball, euler, planar, free joints; SDFormat universal,
-  ball) was lowered to a chain of 1-DoF joints (``hip/rot_x``, ...), each of which is a joint
-  here like any other; a world of several models is one robot, joint names scoped
-  ``model::joint``, in one ``<ros2_control>`` system.
+* a universal, euler, planar or translational joint of the source was lowered to a chain of
+  1-DoF joints (``hip/x``, ...), each of which is a joint here like any other; a ball or free
+  (floating) joint stays one URDF ``floating`` joint, which ros2_control cannot command: it is
+  left out (and named, :attr:`JointSelection.uncommandable`);
+* a world of several models is one robot, joint names scoped ``model::joint``, in one
+  ``<ros2_control>`` system.
 
 The controllers file declares joint_state_broadcaster, joint_trajectory_controller and a
 forward_command_controller (``forward_<interface>_controller``) over the same joints, with
@@ -36,8 +38,8 @@ from robot_formats.core.model import Joint, JointType
 
 __all__ = ['HARDWARE_PLUGINS', 'INTERFACES', 'ControlJoint', 'ControlOptions', 'control_joints',
            'ros2_control_block', 'urdf_with_ros2_control', 'controllers_yaml',
-           'forward_controller_name', 'GZ_SYSTEM_PLUGIN', 'TrajectoryControllerConfig',
-           'read_controllers_text', 'read_controllers_file']
+           'forward_controller_name', 'GZ_SYSTEM_PLUGIN', 'JointSelection',
+           'TrajectoryControllerConfig', 'read_controllers_text', 'read_controllers_file']
 
 #: ``--hardware`` short names and the hardware plugins they stand for.
 HARDWARE_PLUGINS = {
@@ -109,12 +111,22 @@ def _control_joint(joint: Joint, initial: float) -> ControlJoint:
         initial, joint.mimic.joint if joint.mimic is not None else None)
 
 
-def control_joints(urdf_tree: KinematicTree, chosen: Sequence[str] = ()
-                   ) -> tuple[list[ControlJoint], list[ControlJoint]]:
-    """(commanded joints, mimic joints) of the lowered URDF tree, in document order.
+@dataclass(frozen=True, slots=True)
+class JointSelection:
+    """The joints of a ``<ros2_control>`` block, and the moving joints it cannot hold."""
+
+    commanded: tuple[ControlJoint, ...]
+    mimics: tuple[ControlJoint, ...]      #: state interfaces only
+    uncommandable: tuple[str, ...]        #: floating joints (no 1-DoF interface)
+
+
+def control_joints(urdf_tree: KinematicTree, chosen: Sequence[str] = (),
+                   option: str = '--joints') -> JointSelection:
+    """The commanded and mimic joints of the lowered URDF tree, in document order.
 
     ``chosen`` restricts and orders the commanded joints; a name that is no commandable joint
-    is refused, naming the ones there are. Mimic joints whose leader is commanded follow.
+    is refused (the message names ``option``, where the list came from, and the joints there
+    are). Mimic joints whose leader is commanded follow.
     """
     model = urdf_tree.scene.models[0]
     initial = urdf_tree.initial_positions
@@ -125,7 +137,7 @@ def control_joints(urdf_tree: KinematicTree, chosen: Sequence[str] = ()
         unknown = [name for name in chosen if name not in commandable]
         if unknown or len(set(chosen)) != len(chosen):
             raise InvalidValueError(
-                f'--joints names {", ".join(map(repr, unknown)) or "a joint twice"}; the '
+                f'{option} names {", ".join(map(repr, unknown)) or "a joint twice"}; the '
                 f'commandable joints are {", ".join(commandable) or "none"}',
                 urdf_tree.scene.source)
         commanded = [commandable[name] for name in chosen]
@@ -136,9 +148,10 @@ def control_joints(urdf_tree: KinematicTree, chosen: Sequence[str] = ()
                                 'prismatic, not a mimic): nothing for ros2_control to drive',
                                 urdf_tree.scene.source)
     names = {j.name for j in commanded}
-    mimics = [_control_joint(j, 0.0) for j in joints
-              if j.mimic is not None and j.mimic.joint in names]
-    return commanded, mimics
+    mimics = tuple(_control_joint(j, 0.0) for j in joints
+                   if j.mimic is not None and j.mimic.joint in names)
+    floating = tuple(j.name for j in model.joints if j.type is JointType.FLOATING)
+    return JointSelection(tuple(commanded), mimics, floating)
 
 
 def _number(value: float) -> str:
@@ -199,9 +212,12 @@ def ros2_control_block(robot: str, commanded: Sequence[ControlJoint],
     return '\n'.join(lines) + '\n'
 
 
-def urdf_with_ros2_control(urdf: str, urdf_tree: KinematicTree, options: ControlOptions) -> str:
-    """``urdf`` (robot_formats' own URDF text of ``urdf_tree``) with the block added."""
-    commanded, mimics = control_joints(urdf_tree, options.joints)
+def urdf_with_ros2_control(urdf: str, urdf_tree: KinematicTree, options: ControlOptions,
+                           option: str = '--joints') -> str:
+    """``urdf`` (robot_formats' own URDF text of ``urdf_tree``) with the block added
+    (``option``: where ``options.joints`` came from, for the message refusing them)."""
+    selection = control_joints(urdf_tree, options.joints, option)
+    commanded, mimics = selection.commanded, selection.mimics
     end = urdf.rfind('</robot>')
     if end < 0:
         raise InvalidValueError('not a URDF document: no </robot>')
@@ -259,9 +275,13 @@ def controllers_yaml(robot: str, commanded: Sequence[ControlJoint], options: Con
         'action_monitor_rate': 20.0, 'interpolation_method': 'splines',
         'constraints': constraints,
     }
-    if options.interface == 'effort':  # JTC needs a PID per joint to command efforts
-        jtc['gains'] = {name: {'p': 100.0, 'i': 0.0, 'd': 10.0, 'i_clamp': 0.0}
-                        for name in names}
+    if options.interface != 'position':
+        # JTC closes the position loop with a PID per joint when it commands velocities or
+        # efforts (starting values, to be tuned on the robot)
+        gains = ({'p': 100.0, 'i': 0.0, 'd': 10.0, 'i_clamp': 0.0}
+                 if options.interface == 'effort' else
+                 {'p': 5.0, 'i': 0.0, 'd': 0.0, 'i_clamp': 0.0, 'ff_velocity_scale': 1.0})
+        jtc['gains'] = {name: dict(gains) for name in names}
     document = {
         'controller_manager': {'ros__parameters': {
             'update_rate': options.update_rate,

@@ -234,3 +234,38 @@ def test_ten_minutes_at_100_hz_stay_within_bounded_memory(launcher, tmp_path):
         # corners every 7.3 s are cut by at most velocity change x frame period / 2
         assert np.percentile(error, 95) <= 1e-3 * (k + 1), (k, error.max())
         assert error.max() <= 0.02 * (k + 1)
+
+
+def test_without_joints_the_commandable_joints_of_robot_description_are_recorded(launcher,
+                                                                                 tmp_path):
+    """sim_controller's joint_states name the bundled arm's mimic finger too (as
+    joint_state_broadcaster's do); a player cannot drive a mimic joint, so the recording leaves
+    it out (robot_description says which joints are which)."""
+    domain = launcher.allocate_domain()
+    output = tmp_path / 'arm.xmdi'
+    processes = {}
+    for name, args in (
+            ('arm', [*_module('description_publisher'), '-p',
+                     f'description_file:={ROOT / "examples" / "urdf" / "arm_with_gripper.urdf"}']),
+            ('arm_sim', [*_module('sim_controller'), '-p', 'mode:=kinematic']),
+            ('arm_recorder', [*_module('motion_recorder'), '-p', f'output_file:={output}'])):
+        processes[name] = NodeProcess(args, domain, launcher.log_dir, name)
+        launcher.processes.append(processes[name])
+    processes['arm_recorder'].wait_for_log('robot_description: the next recording takes '
+                                           'shoulder_pan, shoulder_lift, elbow, wrist_roll, '
+                                           'finger_left')
+    side = launcher.side(domain, 'arm_recording')
+    states = side.subscribe(JointState, 'joint_states', 10)
+    start = side.node.create_client(Trigger, 'motion_recorder/start')
+    stop = side.node.create_client(StopRecording, 'motion_recorder/stop')
+    assert side.call(start, Trigger.Request(), process=processes['arm_recorder']).success
+    seen = len(states)  # joint states published after the start reach the recorder too
+    side.spin_until(lambda: len(states) >= seen + 5, what='joint_states',
+                    process=processes['arm_sim'])
+    stopped = side.call(stop, StopRecording.Request(), process=processes['arm_recorder'])
+    assert stopped.success, stopped.message
+    assert 'finger_right' in states.last.name
+    recorded = reference_motions(Bundle(ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf',
+                                        output))['recording']
+    assert recorded.joints == ['shoulder_pan', 'shoulder_lift', 'elbow', 'wrist_roll',
+                               'finger_left']
