@@ -114,6 +114,11 @@ def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
         size = status.st_size
         if size > limit:
             raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
+        if stat.S_ISREG(status.st_mode):  # the usual file: its size read, and no more
+            data = os.read(descriptor, size + 1)  # (a short read of a regular file is its
+            if len(data) == size:                 # end: no second read to see b'')
+                return data
+            return data + _read_to_end(descriptor, size) if data else data
         return _read_to_end(descriptor, size)
     except OSError as err:
         raise _access_error(err, path) from err

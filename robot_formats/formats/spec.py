@@ -21,7 +21,7 @@ from lxml import etree
 
 from robot_formats.core.errors import Diagnostic
 from robot_formats.core.kinematics import KinematicTree
-from robot_formats.core.model import Scene
+from robot_formats.core.model import Scene, _quicker_inits
 
 if TYPE_CHECKING:  # the SDFormat package is imported only when an SDFormat file is read
     from robot_formats.formats.sdformat.uri import ResolverConfig
@@ -101,3 +101,4 @@ class DocumentResult:
     notes: tuple[Diagnostic, ...] = field(default_factory=tuple)  #: as LoadResult.notes
 
 
+_quicker_inits((LoadContext, LoadResult, DocumentResult))  # one of each per load

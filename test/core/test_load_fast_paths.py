@@ -182,6 +182,26 @@ def test_read_bytes_reads_what_open_reads(tmp_path: Path) -> None:
     assert text.startswith(b'Name:') and text.endswith(b'\n') and b'VmRSS' in text
 
 
+def test_read_bytes_reads_a_pipe_to_its_end(tmp_path: Path) -> None:
+    """Not a regular file (fstat says 0 bytes): read until end of file, in chunks."""
+    fifo = tmp_path / 'pipe.urdf'
+    os.mkfifo(fifo)
+    data = os.urandom(150_000)
+
+    def write() -> None:
+        with open(fifo, 'wb') as handle:
+            for start in range(0, len(data), 7_000):
+                handle.write(data[start:start + 7_000])
+                handle.flush()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert read_bytes(fifo) == data
+    finally:
+        writer.join(timeout=30)
+
+
 def test_read_bytes_errors_are_opens(tmp_path: Path) -> None:
     for path, message in [(tmp_path, 'is a directory, not a file'),
                           (tmp_path / 'missing.urdf', 'no such file'),
