@@ -283,8 +283,7 @@ def test_quicker_inits_do_what_the_generated_ones_do() -> None:
     quicker = 0
     for cls in _model_classes():
         fields = dataclasses.fields(cls)
-        quicker += cls.__init__.__qualname__ == f'{cls.__qualname__}.__init__' and (
-            '_set' in cls.__init__.__code__.co_names)
+        quicker += '_set' in cls.__init__.__globals__  # (the namespace of the quicker ones)
         parameters = list(inspect.signature(cls).parameters.values())
         assert [p.name for p in parameters] == [f.name for f in fields], cls
         for parameter, item in zip(parameters, fields):

@@ -102,7 +102,8 @@ def _physics(ctx: Ctx, element: etree._Element | None) -> dict[str, object]:
     if element is None:
         return physics
     kids = index(element)
-    step, gravity, detector = (kids.get(t) for t in ('time_step', 'gravity', 'collision_detector'))
+    step, gravity, detector = (kids.get('time_step'), kids.get('gravity'),
+                               kids.get('collision_detector'))
     if step is not None:
         physics['time_step'] = number(ctx, step)
     if gravity is not None:
