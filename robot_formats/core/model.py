@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import types
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Mapping, Union
 
@@ -470,7 +471,7 @@ def _quicker_inits(classes: tuple[type, ...]) -> None:
         type.__setattr__(cls, '__init__', init)
 
 
-_MEMBER = type(Pose.__dict__['xyz'])  # a slot's descriptor (types.MemberDescriptorType)
+_MEMBER = types.MemberDescriptorType  # a slot's descriptor
 #: The default of a parameter whose field has a default factory (dataclasses' own marker,
 #: so the signature reads as the generated one's: ``<factory>``).
 _FACTORY = getattr(dataclasses, '_HAS_DEFAULT_FACTORY', object())
