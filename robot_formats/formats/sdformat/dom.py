@@ -15,13 +15,18 @@ import numpy as np
 
 from robot_formats.core.model import Collision, Dynamics, Inertial, JointType, Limits, Mimic, Visual
 
-__all__ = ['PoseSpec', 'SdfLink', 'SdfAxis', 'SdfJoint', 'SdfFrame', 'SdfModel', 'SdfWorld',
+__all__ = ['IDENTITY', 'PoseSpec', 'SdfLink', 'SdfAxis', 'SdfJoint', 'SdfFrame', 'SdfModel', 'SdfWorld',
            'SdfPlugin', 'MODEL_FRAME', 'WORLD_FRAME']
 
 #: The implicit frame of the model being described, referenceable inside that model.
 MODEL_FRAME = '__model__'
 #: The implicit frame of a world.
 WORLD_FRAME = 'world'
+
+#: The pose of elements without one, shared by all of them (pose matrices are never changed in
+#: place; the array is read-only so that stays true). Resolution skips the product with it.
+IDENTITY = np.eye(4)
+IDENTITY.setflags(write=False)
 
 
 @dataclass(slots=True)

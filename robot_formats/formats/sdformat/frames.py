@@ -25,7 +25,7 @@ import numpy as np
 from robot_formats.core.errors import (CycleError, FormatError, ProblemCollector, ReferenceError,
                                        StructureError)
 from robot_formats.core.transforms import invert
-from robot_formats.formats.sdformat.dom import (MODEL_FRAME, WORLD_FRAME, SdfFrame, SdfJoint,
+from robot_formats.formats.sdformat.dom import (IDENTITY, MODEL_FRAME, WORLD_FRAME, SdfFrame, SdfJoint,
                                                 SdfLink, SdfModel, SdfWorld)
 
 __all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
@@ -144,10 +144,23 @@ class _Scope:
     # --- relative_to ----------------------------------------------------------------------
     def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
         """X_S_name: the pose of frame ``name`` in this scope's frame."""
-        cached = self._poses.get(name)
+        poses = self._poses
+        cached = poses.get(name)
         if cached is not None:
             return cached
         kind = self.kinds.get(name)
+        if kind is not None and kind != 'model':
+            # the common case: a link, joint or frame whose pose is expressed in a frame
+            # resolved already (document order); nothing in progress is in _poses, so no
+            # cycle runs through it
+            edge = self.relative_to.get(name)
+            if edge is not None:
+                base = poses.get(edge.target)
+                if base is not None:
+                    matrix = edge.pose
+                    result = base if matrix is IDENTITY else base @ matrix
+                    poses[name] = result
+                    return result
         ref = (kind, name) if kind is not None else self.reference(name)
         if ref is None:
             raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
@@ -172,7 +185,7 @@ class _Scope:
             base = self._poses.get(edge.target)  # mostly resolved already (document order)
             if base is None:
                 base = self.pose(edge.target, (*stack, name))
-            result = base @ edge.pose
+            result = base if edge.pose is IDENTITY else base @ edge.pose
             if ref[0] == 'model' and self.scope_elements[name].placement_frame:
                 result = result @ invert(placement_pose(self.scopes[name],
                                                         self.scope_elements[name]))

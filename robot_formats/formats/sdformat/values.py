@@ -13,7 +13,7 @@ from lxml import etree
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.transforms import quat_to_rotation
 from robot_formats.core.xmlsafe import floats, leading_numbers, local_name, streamed_numbers
-from robot_formats.formats.sdformat.dom import PoseSpec
+from robot_formats.formats.sdformat.dom import IDENTITY, PoseSpec
 
 __all__ = ['Ctx', 'child', 'children', 'text', 'number', 'vector', 'boolean', 'pose_of',
            'pose_from',
@@ -152,10 +152,8 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
     return PoseSpec(_pose_matrix(ctx, element), relative_to, element.sourceline, True)
 
 
-#: The pose of elements without one, shared (pose matrices are never changed in place; the
-#: array is read-only so that stays true).
-_IDENTITY = np.eye(4)
-_IDENTITY.setflags(write=False)
+#: The pose of elements without one (see :data:`.dom.IDENTITY`).
+_IDENTITY = IDENTITY
 
 
 def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
@@ -192,6 +190,8 @@ def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
 def _xyz_rpy_matrix(x: float, y: float, z: float, roll: float, pitch: float, yaw: float
                     ) -> np.ndarray:
     if not (roll or pitch or yaw):  # most poses of real files only translate
+        if not (x or y or z):
+            return _IDENTITY
         out = _IDENTITY.copy()
         out[0, 3], out[1, 3], out[2, 3] = x, y, z
         return out
