@@ -281,22 +281,22 @@ class KinematicTree:
         self._build(scene)
         self.order: tuple[str, ...] = self._topological_order()
         names: list[str] = []
-        generated = False  # a coordinate not named like its joint, or a screw's translation
+        generated: list[str] = []  # coordinates not named like their joint, screw translations
         for joint in self.joints.values():
             own = dof_names(joint)
             if len(own) == 1 and own[0] == joint.name:
                 names.append(own[0])
             elif own:
                 names.extend(own)
-                generated = True
+                generated.extend(own)
             if joint.type is _SCREW:
-                generated = True
+                generated.append(f'{joint.name}/translation')
         self.dof_names: tuple[str, ...] = tuple(names)
         self.dof_index: dict[str, int] = {name: i for i, name in enumerate(names)}
         if len(self.dof_index) != len(names):
             self._refuse_duplicate_dofs()
-        if generated:  # (otherwise no joint can be named like another's coordinate)
-            self._refuse_joint_names_of_coordinates()
+        if generated and not self.joints.keys().isdisjoint(generated):
+            self._refuse_joint_names_of_coordinates()  # (raises, naming the first clash)
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -334,16 +334,24 @@ class KinematicTree:
             self._claim(name, frame.line, model.source)
             self.frames[name] = frame if not prefix else _replace(
                 frame, name=name, attached_to=scoped(prefix, frame.attached_to))
+        if not prefix:
+            for joint in model.joints:
+                self._add_joint(joint, '', model.source)
+            self.initial_positions.update(model.initial_positions)
+            return
+        scope = prefix + '::'  # scoped(prefix, name), written out: a few per member
         for joint in model.joints:
-            if prefix:
-                mimic = joint.mimic and _replace(joint.mimic,
-                                                joint=scoped(prefix, joint.mimic.joint))
-                joint = _replace(joint, name=scoped(prefix, joint.name),
-                                parent=scoped(prefix, joint.parent),
-                                child=scoped(prefix, joint.child), mimic=mimic)
+            mimic = joint.mimic
+            if mimic is not None:
+                mimic = _replace(mimic, joint=scoped(prefix, mimic.joint))
+            name, parent, child = joint.name, joint.parent, joint.child
+            joint = _replace(joint, name=name if name == WORLD else scope + name,
+                             parent=parent if parent == WORLD else scope + parent,
+                             child=child if child == WORLD else scope + child, mimic=mimic)
             self._add_joint(joint, '', model.source)
+        positions = self.initial_positions
         for dof, value in model.initial_positions.items():
-            self.initial_positions[scoped(prefix, dof)] = value
+            positions[dof if dof == WORLD else scope + dof] = value
 
     def _add_frame(self, frame: Frame, prefix: str, source: str | None) -> None:
         name = scoped(prefix, frame.name)

@@ -357,9 +357,16 @@ def dof_names(joint: Joint) -> tuple[str, ...]:
         return tuple([prefix + suffix for suffix in names])
     if kind is JointType.EULER:
         letters = joint.axis_order
-        if len(set(letters)) == len(letters):
-            return tuple(f'{joint.name}/{letter}' for letter in letters)
-        return tuple(f'{joint.name}/{letter}{i}' for i, letter in enumerate(letters))
+        ends = _EULER_ENDS.get(letters) if letters.__class__ is str else None
+        if ends is None:
+            if len(set(letters)) == len(letters):
+                ends = tuple(f'/{letter}' for letter in letters)
+            else:
+                ends = tuple(f'/{letter}{i}' for i, letter in enumerate(letters))
+            if letters.__class__ is str and len(_EULER_ENDS) < 64:
+                _EULER_ENDS[letters] = ends
+        prefix = joint.name
+        return tuple([prefix + end for end in ends])
     suffixes = DOF_SUFFIXES[joint.type]
     if suffixes == ('',):
         return (joint.name,)
@@ -376,6 +383,9 @@ _NAMES_BY_VALUE: dict[str, tuple[str, ...]] = {
     value: _OWN_NAME if suffixes == ('',) else tuple('/' + suffix for suffix in suffixes)
     for value, suffixes in _SUFFIXES_BY_VALUE.items()}
 _EULER = JointType.EULER
+#: An Euler joint's name endings by axis order (``'zyx'`` -> ``('/z', '/y', '/x')``), made on
+#: first use (a few orders in practice; bounded).
+_EULER_ENDS: dict[str, tuple[str, ...]] = {}
 
 
 # --- frames, models, scenes -----------------------------------------------------------------------

@@ -45,6 +45,7 @@ def test_dof_names_by_value_are_the_enum_table() -> None:
             JointType, (None, Mimic('lead', 2.0)), ('xyz', 'zyx', 'zxz', 'xx', 'yzxz')):
         joint = Joint('j0', kind, 'a', 'b', mimic=mimic, axis_order=order)
         assert dof_names(joint) == _reference_dof_names(joint), (kind, mimic, order)
+        assert dof_names(joint) == _reference_dof_names(joint)  # (again: the table made)
         assert type(dof_names(joint)) is tuple
         expected = 0 if mimic is not None else len(DOF_SUFFIXES[kind])
         assert joint.dof_count == dof_count(joint) == expected
