@@ -9,14 +9,14 @@ resolves every pose; :mod:`.scene` turns the result into the neutral
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from robot_formats.core.model import Collision, Dynamics, Inertial, JointType, Limits, Mimic, Visual
 
-__all__ = ['IDENTITY', 'PoseSpec', 'SdfLink', 'SdfAxis', 'SdfJoint', 'SdfFrame', 'SdfModel', 'SdfWorld',
-           'SdfPlugin', 'MODEL_FRAME', 'WORLD_FRAME']
+__all__ = ['IDENTITY', 'PoseSpec', 'SdfLink', 'SdfAxis', 'SdfJoint', 'SdfFrame', 'SdfModel',
+           'SdfWorld', 'SdfPlugin', 'MODEL_FRAME', 'WORLD_FRAME']
 
 #: The implicit frame of the model being described, referenceable inside that model.
 MODEL_FRAME = '__model__'
@@ -29,11 +29,14 @@ IDENTITY = np.eye(4)
 IDENTITY.setflags(write=False)
 
 
-@dataclass(slots=True)
-class PoseSpec:
-    """One ``<pose>`` element: the transform and the frame it is expressed in ('' = default)."""
+class PoseSpec(NamedTuple):
+    """One ``<pose>`` element: the transform and the frame it is expressed in ('' = default).
 
-    matrix: np.ndarray = field(default_factory=lambda: np.eye(4))
+    Immutable (a tuple: the collector stops tracking it), so copies of an included model share
+    their elements' poses; what changes a pose (an include, a merge, unflattening) replaces it
+    (``pose._replace(relative_to=...)``)."""
+
+    matrix: np.ndarray = IDENTITY
     relative_to: str = ''
     line: int | None = None
     given: bool = False  #: whether the element was present at all (includes care)

@@ -25,8 +25,8 @@ import numpy as np
 from robot_formats.core.errors import (CycleError, FormatError, ProblemCollector, ReferenceError,
                                        StructureError)
 from robot_formats.core.transforms import invert
-from robot_formats.formats.sdformat.dom import (IDENTITY, MODEL_FRAME, WORLD_FRAME, SdfFrame, SdfJoint,
-                                                SdfLink, SdfModel, SdfWorld)
+from robot_formats.formats.sdformat.dom import (IDENTITY, MODEL_FRAME, WORLD_FRAME, SdfFrame,
+                                                SdfJoint, SdfLink, SdfModel, SdfWorld)
 
 __all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
 
@@ -259,10 +259,25 @@ class ModelFrames(_Scope):
         (frames and joints), then the relative_to graph (poses); each stage reports every
         problem it finds (the first raised, the others as its ``related``), and a stage with
         problems ends the validation: the next ones build on it."""
-        if not self.model.static or self.model.links or self.model.models:
+        model = self.model
+        if not model.static or model.links or model.models:
             self.canonical()
-        _stage(self._attached_to_checks())
-        _stage(self._relative_to_checks())
+        try:  # each stage run plainly first (see _stage): no list of checks per model
+            for frame in model.frames:
+                self._check_frame(frame.name, frame.attached_to, frame.line)
+            for joint in model.joints:
+                check_joint(self, joint, model.name, True)
+        except FormatError:
+            _stage(self._attached_to_checks())
+        try:
+            pose = self.pose
+            for name in self.relative_to:
+                pose(name)
+            for nested in model.models:
+                if nested.placement_frame:
+                    pose(nested.name)
+        except FormatError:
+            _stage(self._relative_to_checks())
 
     def _attached_to_checks(self):
         for frame in self.model.frames:

@@ -41,14 +41,13 @@ def merge_into(ctx, parent: SdfModel | SdfWorld, included: SdfModel, siblings,
     graph = ModelFrames(included)  # the included model must be valid on its own
     proxy = proxy_frame_name(included.name)
     placement = placement_pose(graph, included)
-    pose = PoseSpec(included.pose.matrix @ np.linalg.inv(placement),
-                    included.pose.relative_to, included.pose.line, True)
-    canonical = graph.canonical()
-    frame = SdfFrame(proxy, '' if canonical == MODEL_FRAME else canonical, pose, line)
     # the proxy's pose is expressed in the parent's model frame (or the world) unless the
     # include says more
-    if not pose.relative_to:
-        pose.relative_to = WORLD_FRAME if in_world else MODEL_FRAME
+    pose = PoseSpec(included.pose.matrix @ np.linalg.inv(placement),
+                    included.pose.relative_to or (WORLD_FRAME if in_world else MODEL_FRAME),
+                    included.pose.line, True)
+    canonical = graph.canonical()
+    frame = SdfFrame(proxy, '' if canonical == MODEL_FRAME else canonical, pose, line)
     siblings.claim(proxy, 'frame', line)
     parent.frames.append(frame)
 
@@ -57,14 +56,14 @@ def merge_into(ctx, parent: SdfModel | SdfWorld, included: SdfModel, siblings,
 
     for link in included.links:  # none when merging into a world (refused above)
         assert isinstance(parent, SdfModel)
-        link.pose.relative_to = to_proxy(link.pose.relative_to)
+        link.pose = link.pose._replace(relative_to=to_proxy(link.pose.relative_to))
         siblings.claim(link.name, 'link', link.line)
         parent.links.append(link)
     for joint in included.joints:
         # //joint/parent and //joint/child keep naming "__model__" (now the including
         # model's frame): that is what libsdformat resolves, and what its goldens hold.
         if joint.pose.relative_to == MODEL_FRAME:
-            joint.pose.relative_to = proxy
+            joint.pose = joint.pose._replace(relative_to=proxy)
         for axis in (joint.axis, joint.axis2):
             if axis is not None and axis.expressed_in == MODEL_FRAME:
                 axis.expressed_in = proxy
@@ -73,10 +72,10 @@ def merge_into(ctx, parent: SdfModel | SdfWorld, included: SdfModel, siblings,
     for item in included.frames:
         item.attached_to = to_proxy(item.attached_to)
         if item.pose.relative_to == MODEL_FRAME:
-            item.pose.relative_to = proxy
+            item.pose = item.pose._replace(relative_to=proxy)
         siblings.claim(item.name, 'frame', item.line)
         parent.frames.append(item)
     for nested in included.models:
-        nested.pose.relative_to = to_proxy(nested.pose.relative_to)
+        nested.pose = nested.pose._replace(relative_to=to_proxy(nested.pose.relative_to))
         siblings.claim(nested.name, 'model', nested.line)
         parent.models.append(nested)

@@ -374,24 +374,21 @@ class SdfLoader:
         found: dict[str, etree._Element] = {}
         for sub in element:  # one pass over the children
             found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
-        ends = []
-        for tag in ('parent', 'child'):
-            sub = found.get(tag)
-            if sub is None or not text(sub):
-                raise SchemaError(f'joint {name!r} needs a non-empty <{tag}>', ctx.file,
-                                  element.sourceline, code='ELEMENT_MISSING')
-            ends.append(text(sub))
-        joint = SdfJoint(name, kind, ends[0], ends[1], pose_from(ctx, found.get('pose')),
-                         self._axis(ctx, found.get('axis')),
-                         self._axis(ctx, found.get('axis2')),
-                         sdf_type=sdf_type, line=element.sourceline)
-        if kind is JointType.SCREW:
+        parent = _end(ctx, name, element, found, 'parent')
+        child_name = _end(ctx, name, element, found, 'child')
+        axis = found.get('axis')
+        axis2 = found.get('axis2')
+        joint = SdfJoint(name, kind, parent, child_name, pose_from(ctx, found.get('pose')),
+                         None if axis is None else self._axis(ctx, axis),
+                         None if axis2 is None else self._axis(ctx, axis2),
+                         0.0, None, 'xyz', sdf_type, element.sourceline)
+        if kind is JointType.REVOLUTE:
+            if not _limited(joint.axis):
+                joint.type = JointType.CONTINUOUS
+        elif kind is JointType.SCREW:
             joint.pitch = _screw_pitch(ctx, element)
-        if kind in (JointType.REVOLUTE, JointType.UNIVERSAL) and joint.axis2 is None \
-                and kind is JointType.UNIVERSAL:
+        elif kind is JointType.UNIVERSAL and joint.axis2 is None:
             joint.axis2 = SdfAxis((0.0, 1.0, 0.0))
-        if kind is JointType.REVOLUTE and not _limited(joint.axis):
-            joint.type = JointType.CONTINUOUS
         return joint
 
     def _axis(self, ctx: Ctx, element: etree._Element | None) -> SdfAxis | None:
@@ -584,15 +581,10 @@ class _Parsed:
         self.depth = max(self.depth, other.depth)
 
 
-def _clone_pose(pose: PoseSpec) -> PoseSpec:
-    return PoseSpec(pose.matrix, pose.relative_to, pose.line, pose.given)  # matrices never change
-
-
 def _clone_model(model: SdfModel) -> SdfModel:
     """A copy of ``model`` that includes may rename, repose and merge (everything an include
-    or a merge changes is copied; immutable parts such as shapes and matrices are shared)."""
+    or a merge changes is copied; immutable parts such as shapes and poses are shared)."""
     out = copy.copy(model)
-    out.pose = _clone_pose(model.pose)
     out.links = [_clone_link(link) for link in model.links]
     out.joints = [_clone_joint(joint) for joint in model.joints]
     out.frames = [_clone_frame(frame) for frame in model.frames]
@@ -604,23 +596,19 @@ def _clone_model(model: SdfModel) -> SdfModel:
 
 def _clone_link(link: SdfLink) -> SdfLink:
     out = copy.copy(link)
-    out.pose = _clone_pose(link.pose)
-    out.shapes = [SdfVisualPose(shape.item, _clone_pose(shape.pose)) for shape in link.shapes]
+    out.shapes = [SdfVisualPose(shape.item, shape.pose) for shape in link.shapes]
     return out
 
 
 def _clone_joint(joint: SdfJoint) -> SdfJoint:
     out = copy.copy(joint)
-    out.pose = _clone_pose(joint.pose)
     out.axis = copy.copy(joint.axis)
     out.axis2 = copy.copy(joint.axis2)
     return out
 
 
 def _clone_frame(frame: SdfFrame) -> SdfFrame:
-    out = copy.copy(frame)
-    out.pose = _clone_pose(frame.pose)
-    return out
+    return copy.copy(frame)
 
 
 class _Siblings:
@@ -703,7 +691,7 @@ class _IncludeOverrides:
                 model.placement_frame = self.placement_frame
                 model.placement_line = self.placement_line
         elif model.pose.relative_to:
-            model.pose.relative_to = ''
+            model.pose = model.pose._replace(relative_to='')
         if self.static is True:
             if model.shape is not None:
                 model.shape = ('static', model.shape)
@@ -726,6 +714,17 @@ def _first(elements: list[etree._Element], tag: str) -> etree._Element | None:
         if element.tag == tag:
             return element
     return None
+
+
+def _end(ctx: Ctx, joint: str, element: etree._Element, found: dict[str, etree._Element],
+         tag: str) -> str:
+    """A joint's ``<parent>`` or ``<child>`` (``tag``): a non-empty frame name."""
+    sub = found.get(tag)
+    value = (sub.text or '').strip() if sub is not None else ''
+    if not value:
+        raise SchemaError(f'joint {joint!r} needs a non-empty <{tag}>', ctx.file,
+                          element.sourceline, code='ELEMENT_MISSING')
+    return value
 
 
 def _first_static(model: SdfModel) -> str | None:

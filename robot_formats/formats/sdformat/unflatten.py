@@ -9,7 +9,7 @@ link. Applied recursively, so ``M1::M2::*`` becomes ``M1`` > ``M2``.
 
 from __future__ import annotations
 
-from robot_formats.formats.sdformat.dom import MODEL_FRAME, PoseSpec, SdfModel
+from robot_formats.formats.sdformat.dom import MODEL_FRAME, SdfModel
 
 __all__ = ['unflatten']
 
@@ -32,8 +32,7 @@ def _strip(name: str, prefix: str) -> str:
 
 def _rebuild(model: SdfModel, prefix: str, marker) -> None:
     head = prefix + '::'
-    nested = SdfModel(prefix, PoseSpec(marker.pose.matrix, marker.pose.relative_to,
-                                       marker.pose.line, marker.pose.given),
+    nested = SdfModel(prefix, marker.pose,
                       model.file, marker.line, model.version, static=model.static,
                       canonical_link=_strip(marker.attached_to, prefix))
     model.frames.remove(marker)
@@ -44,15 +43,15 @@ def _rebuild(model: SdfModel, prefix: str, marker) -> None:
     for link in [each for each in model.links if each.name.startswith(head)]:
         model.links.remove(link)
         link.name = local(link.name)
-        link.pose.relative_to = local(link.pose.relative_to)
+        link.pose = link.pose._replace(relative_to=local(link.pose.relative_to))
         for shape in link.shapes:
-            shape.pose.relative_to = local(shape.pose.relative_to)
+            shape.pose = shape.pose._replace(relative_to=local(shape.pose.relative_to))
         nested.links.append(link)
     for joint in [j for j in model.joints if j.name.startswith(head)]:
         model.joints.remove(joint)
         joint.name, joint.parent, joint.child = (local(joint.name), local(joint.parent),
                                                  local(joint.child))
-        joint.pose.relative_to = local(joint.pose.relative_to)
+        joint.pose = joint.pose._replace(relative_to=local(joint.pose.relative_to))
         for axis in (joint.axis, joint.axis2):
             if axis is not None:
                 axis.expressed_in = local(axis.expressed_in)
@@ -60,12 +59,12 @@ def _rebuild(model: SdfModel, prefix: str, marker) -> None:
     for frame in [f for f in model.frames if f.name.startswith(head)]:
         model.frames.remove(frame)
         frame.name, frame.attached_to = local(frame.name), local(frame.attached_to)
-        frame.pose.relative_to = local(frame.pose.relative_to)
+        frame.pose = frame.pose._replace(relative_to=local(frame.pose.relative_to))
         nested.frames.append(frame)
     for inner in [m for m in model.models if m.name.startswith(head)]:
         model.models.remove(inner)
         inner.name = local(inner.name)
-        inner.pose.relative_to = local(inner.pose.relative_to)
+        inner.pose = inner.pose._replace(relative_to=local(inner.pose.relative_to))
         nested.models.append(inner)
     unflatten(nested)
     model.models.append(nested)
