@@ -445,12 +445,16 @@ class KinematicTree:
             children = self._children_sorted()
         order: list[str] = []
         stack = [self.root]
+        pop, push, visit, below_of = stack.pop, stack.append, order.append, children.get
         while stack:
-            node = stack.pop()
-            order.append(node)
-            below = children.get(node)
+            node = pop()
+            visit(node)
+            below = below_of(node)
             if below:
-                stack.extend(reversed(below))
+                if len(below) == 1:  # (a chain: most frames)
+                    push(below[0])
+                else:
+                    stack.extend(reversed(below))
         del order[0]  # the root
         if len(order) != len(edges):
             reached = set(order)
