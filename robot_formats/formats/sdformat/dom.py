@@ -56,7 +56,8 @@ class SdfLink:
     pose: PoseSpec
     line: int | None = None
     inertial: Inertial | None = None
-    shapes: list[SdfVisualPose] = field(default_factory=list)
+    #: a tuple (the links of real files mostly have none: no list each)
+    shapes: tuple[SdfVisualPose, ...] = ()
 
 
 @dataclass(slots=True)
@@ -129,7 +130,7 @@ class SdfModel:
     interface_model_pose: np.ndarray | None = None
     initial_positions: dict[str, float] = field(default_factory=dict)
     #: ``//model/plugin`` and the plugins its ``//include`` added (spec 1.4)
-    plugins: list[SdfPlugin] = field(default_factory=list)
+    plugins: tuple[SdfPlugin, ...] = ()
     #: Identity of the content: models with the same (non-None) shape are copies of one
     #: included file with the same overrides, so their links, joints, frames and nested models
     #: are identical (name, pose and placement may differ). Lets a world of 1,000 copies of a

@@ -95,7 +95,7 @@ def _link(link: Link, pose: np.ndarray) -> SdfLink:
                   link.inertial)
     items: tuple[Visual | Collision, ...] = (*link.visuals, *link.collisions)
     for item in items:
-        out.shapes.append(SdfVisualPose(item, PoseSpec(pose_to_matrix(item.origin))))
+        out.shapes += (SdfVisualPose(item, PoseSpec(pose_to_matrix(item.origin))),)
     return out
 
 

@@ -260,7 +260,7 @@ class SdfLoader:
             siblings.claim(nested.name, 'model', sub.sourceline)
             model.models.append(nested)
         elif tag == 'plugin':
-            model.plugins.append(_plugin(ctx, sub))
+            model.plugins += (_plugin(ctx, sub),)
         elif tag == 'include':
             if _merge(ctx, sub):
                 self._merge_include(ctx, model, sub, siblings)
@@ -273,13 +273,17 @@ class SdfLoader:
     def link(self, ctx: Ctx, element: etree._Element) -> SdfLink:
         name = self.name_of(ctx, element, 'link')
         pose = inertial = None
-        visuals: list[etree._Element] = []
-        collisions: list[etree._Element] = []
+        visuals: list[etree._Element] | None = None  # lists only for links with shapes
+        collisions: list[etree._Element] | None = None
         for sub in element:  # one pass over the children
             tag = sub.tag
             if tag == 'visual':
+                if visuals is None:
+                    visuals = []
                 visuals.append(sub)
             elif tag == 'collision':
+                if collisions is None:
+                    collisions = []
                 collisions.append(sub)
             elif tag == 'pose':
                 if pose is None:
@@ -289,13 +293,14 @@ class SdfLoader:
                     inertial = sub
         link = SdfLink(name, pose_from(ctx, pose), element.sourceline,
                        self._inertial(ctx, inertial))
-        for sub in visuals:
-            self._shape(ctx, link, sub, True)
-        for sub in collisions:
-            self._shape(ctx, link, sub, False)
+        if visuals is not None or collisions is not None:
+            shapes = [self._shape(ctx, sub, True) for sub in visuals or ()]
+            shapes += [self._shape(ctx, sub, False) for sub in collisions or ()]
+            link.shapes = tuple(shape for shape in shapes if shape is not None)
         return link
 
-    def _shape(self, ctx: Ctx, link: SdfLink, element: etree._Element, visual: bool) -> None:
+    def _shape(self, ctx: Ctx, element: etree._Element, visual: bool) -> SdfVisualPose | None:
+        """A visual (``visual``) or collision; None without a geometry robot_formats reads."""
         geometry = pose = material = None
         for sub in element:
             tag = sub.tag
@@ -310,11 +315,11 @@ class SdfLoader:
                     material = sub
         shape = self._geometry(ctx, geometry)
         if shape is None:
-            return
+            return None
         name = element.get('name')
         item: Visual | Collision = Visual(shape, name=name, material=_material(ctx, material)) \
             if visual else Collision(shape, name=name)
-        link.shapes.append(SdfVisualPose(item, pose_from(ctx, pose)))
+        return SdfVisualPose(item, pose_from(ctx, pose))
 
     def _inertial(self, ctx: Ctx, element: etree._Element | None) -> Inertial | None:
         if element is None:
@@ -589,14 +594,14 @@ def _clone_model(model: SdfModel) -> SdfModel:
     out.joints = [_clone_joint(joint) for joint in model.joints]
     out.frames = [_clone_frame(frame) for frame in model.frames]
     out.models = [_clone_model(nested) for nested in model.models]
-    out.plugins = list(model.plugins)
     out.initial_positions = dict(model.initial_positions)
     return out
 
 
 def _clone_link(link: SdfLink) -> SdfLink:
     out = copy.copy(link)
-    out.shapes = [SdfVisualPose(shape.item, shape.pose) for shape in link.shapes]
+    if link.shapes:
+        out.shapes = tuple(SdfVisualPose(shape.item, shape.pose) for shape in link.shapes)
     return out
 
 
@@ -646,7 +651,7 @@ class _IncludeOverrides:
         self.placement_line: int | None = None
         self.static: bool | None = None  #: tri-state: None = not given
         self.static_line: int | None = None
-        self.plugins: list[SdfPlugin] = []
+        self.plugins: tuple[SdfPlugin, ...] = ()
 
     @classmethod
     def read(cls, loader: SdfLoader, ctx: Ctx, element: etree._Element) -> _IncludeOverrides:
@@ -679,7 +684,7 @@ class _IncludeOverrides:
         if static is not None:
             out.static = boolean(ctx, static)
             out.static_line = static.sourceline
-        out.plugins = [_plugin(ctx, plugin) for plugin in plugins]
+        out.plugins = tuple(_plugin(ctx, plugin) for plugin in plugins)
         return out
 
     def apply(self, ctx: Ctx, model: SdfModel) -> None:
@@ -705,7 +710,8 @@ class _IncludeOverrides:
                     'include a non-static model', ctx.file, self.static_line,
                     code='ELEMENT_INVALID')
         model.file = model.file or ctx.file
-        model.plugins.extend(self.plugins)
+        if self.plugins:
+            model.plugins += self.plugins
 
 
 def _first(elements: list[etree._Element], tag: str) -> etree._Element | None:

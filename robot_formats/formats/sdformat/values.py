@@ -129,7 +129,7 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
     """:func:`pose_of` for the ``<pose>`` element itself (None: absent), for readers that
     collect an element's children in one pass."""
     if element is None:
-        return PoseSpec(_IDENTITY)
+        return _ABSENT
     keys = element.keys()
     if not keys or keys == ['relative_to']:  # the common case: six plain numbers
         relative_to = element.get('relative_to', '') if keys else ''
@@ -154,6 +154,10 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
 
 #: The pose of elements without one (see :data:`.dom.IDENTITY`).
 _IDENTITY = IDENTITY
+
+
+#: The pose of an element without ``<pose>`` (one for all: a PoseSpec is immutable).
+_ABSENT = PoseSpec(_IDENTITY)
 
 
 def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
