@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -51,12 +50,10 @@ def is_model_sink(link: str) -> bool:
     return link == MODEL_FRAME or link.endswith('::' + MODEL_FRAME)
 
 
-class _Edge(NamedTuple):
-    """One edge of the relative_to graph: ``pose`` expressed in frame ``target``."""
-
-    target: str
-    pose: np.ndarray
-    line: int | None
+#: One edge of the relative_to graph: (target, pose, line), the ``pose`` expressed in frame
+#: ``target``; a plain tuple (of a string, an array and a number: the collector stops
+#: tracking it), one per frame of every model.
+_Edge = tuple[str, np.ndarray, 'int | None']
 
 
 class _Scope:
@@ -155,9 +152,9 @@ class _Scope:
             # cycle runs through it
             edge = self.relative_to.get(name)
             if edge is not None:
-                base = poses.get(edge.target)
+                base = poses.get(edge[0])
                 if base is not None:
-                    matrix = edge.pose
+                    matrix = edge[1]
                     result = base if matrix is IDENTITY else base @ matrix
                     poses[name] = result
                     return result
@@ -172,20 +169,19 @@ class _Scope:
             if name in stack:
                 raise CycleError(f'{self.what} {self.name!r}: the relative_to graph has a '
                                  f'cycle: {" -> ".join((*stack, name))}', self.file,
-                                 self.relative_to[name].line, code='POSE_RELATIVE_TO_CYCLE')
-            edge = self.relative_to[name]
-            if edge.target == name or (edge.target not in self._poses
-                                       and not self.knows(edge.target)):
-                itself = edge.target == name
+                                 self.relative_to[name][2], code='POSE_RELATIVE_TO_CYCLE')
+            target, matrix, line = self.relative_to[name]
+            if target == name or (target not in self._poses and not self.knows(target)):
+                itself = target == name
                 raise ReferenceError(
-                    f'the pose of {self.kinds[name]} {name!r} is relative_to {edge.target!r} '
+                    f'the pose of {self.kinds[name]} {name!r} is relative_to {target!r} '
                     f'({"itself" if itself else "not a frame"} of {self.what} {self.name!r})',
-                    self.file, edge.line,
+                    self.file, line,
                     code='POSE_RELATIVE_TO_CYCLE' if itself else 'POSE_RELATIVE_TO_INVALID')
-            base = self._poses.get(edge.target)  # mostly resolved already (document order)
+            base = self._poses.get(target)  # mostly resolved already (document order)
             if base is None:
-                base = self.pose(edge.target, (*stack, name))
-            result = base if edge.pose is IDENTITY else base @ edge.pose
+                base = self.pose(target, (*stack, name))
+            result = base if matrix is IDENTITY else base @ matrix
             if ref[0] == 'model' and self.scope_elements[name].placement_frame:
                 result = result @ invert(placement_pose(self.scopes[name],
                                                         self.scope_elements[name]))
@@ -233,26 +229,26 @@ class ModelFrames(_Scope):
         for link in model.links:
             kinds.setdefault(link.name, 'link')
             pose = link.pose
-            relative[link.name] = _Edge(pose.relative_to or MODEL_FRAME, pose.matrix,
-                                        pose.line or link.line)
+            relative[link.name] = (pose.relative_to or MODEL_FRAME, pose.matrix,
+                                   pose.line or link.line)
         for joint in model.joints:
             if joint.has_frame:
                 kinds.setdefault(joint.name, 'joint')
                 attached[joint.name] = joint.child
                 pose = joint.pose
-                relative[joint.name] = _Edge(pose.relative_to or joint.child, pose.matrix,
-                                             pose.line or joint.line)
+                relative[joint.name] = (pose.relative_to or joint.child, pose.matrix,
+                                        pose.line or joint.line)
         for frame in model.frames:
             kinds.setdefault(frame.name, 'frame')
             attached[frame.name] = frame.attached_to or MODEL_FRAME
             pose = frame.pose
-            relative[frame.name] = _Edge(pose.relative_to or frame.attached_to or MODEL_FRAME,
-                                         pose.matrix, pose.line or frame.line)
+            relative[frame.name] = (pose.relative_to or frame.attached_to or MODEL_FRAME,
+                                    pose.matrix, pose.line or frame.line)
         for nested in model.models:
             kinds.setdefault(nested.name, 'model')
             pose = nested.pose
-            relative[nested.name] = _Edge(pose.relative_to or MODEL_FRAME, pose.matrix,
-                                          pose.line or nested.line)
+            relative[nested.name] = (pose.relative_to or MODEL_FRAME, pose.matrix,
+                                     pose.line or nested.line)
 
     def _check(self) -> None:
         """Stages 3-8 in libsdformat's order: canonical link, then the attached_to graph
@@ -484,15 +480,15 @@ class WorldFrames(_Scope):
         self.attached_to = {f.name: f.attached_to or WORLD_FRAME for f in world.frames}
         self.attached_to.update({j.name: j.child for j in world.joints})
         for model in world.models:
-            self.relative_to[model.name] = _Edge(model.pose.relative_to or WORLD_FRAME,
-                                                 model.pose.matrix, model.pose.line or model.line)
+            self.relative_to[model.name] = (model.pose.relative_to or WORLD_FRAME,
+                                            model.pose.matrix, model.pose.line or model.line)
         for frame in world.frames:
-            self.relative_to[frame.name] = _Edge(
+            self.relative_to[frame.name] = (
                 frame.pose.relative_to or frame.attached_to or WORLD_FRAME, frame.pose.matrix,
                 frame.pose.line or frame.line)
         for joint in world.joints:
-            self.relative_to[joint.name] = _Edge(joint.pose.relative_to or joint.child,
-                                                 joint.pose.matrix, joint.pose.line or joint.line)
+            self.relative_to[joint.name] = (joint.pose.relative_to or joint.child,
+                                            joint.pose.matrix, joint.pose.line or joint.line)
         self._check()
 
     def _check(self) -> None:
@@ -543,7 +539,7 @@ def resolve_world(world: SdfWorld) -> tuple[WorldFrames, dict[str, ResolvedFrame
         graph = frames.models[model.name]
         out[model.name] = ResolvedFrame(model.name, 'model', frames.pose(model.name),
                                         _world_link(frames.link_of(model.name)),
-                                        _scoped_target('', frames.relative_to[model.name].target),
+                                        _scoped_target('', frames.relative_to[model.name][0]),
                                         frames, model.name)
         model_pose = out[model.name].pose
         for scoped, kind, local, owner, prefix in graph.elements(model.name):
@@ -554,12 +550,12 @@ def resolve_world(world: SdfWorld) -> tuple[WorldFrames, dict[str, ResolvedFrame
             out[scoped] = ResolvedFrame(
                 scoped, kind, model_pose @ graph.pose(within),
                 _world_link(f'{model.name}::{link}'),
-                _scoped_target(prefix, owner.relative_to[local].target), owner, local)
+                _scoped_target(prefix, owner.relative_to[local][0]), owner, local)
     for kind, items in (('frame', world.frames), ('joint', world.joints)):
         for item in items:
             out[item.name] = ResolvedFrame(item.name, kind, frames.pose(item.name),
                                            _world_link(frames.link_of(item.name)),
-                                           _scoped_target('', frames.relative_to[item.name].target),
+                                           _scoped_target('', frames.relative_to[item.name][0]),
                                            frames, item.name)
     _reposture(world, out)
     return frames, out
