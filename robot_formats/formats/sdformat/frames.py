@@ -497,7 +497,12 @@ class WorldFrames(_Scope):
         _stage([(self._check_frame, frame) for frame in self.world.frames]
                + [(check_joint, self, joint, self.world.name, True)
                   for joint in self.world.joints])
-        _stage([(self.pose, name) for name in self.relative_to])
+        try:  # run plainly first (see _stage): no list of a check per model
+            pose = self.pose
+            for name in self.relative_to:
+                pose(name)
+        except FormatError:
+            _stage([(self.pose, name) for name in self.relative_to])
 
     def _check_frame(self, frame: SdfFrame) -> None:
         if frame.attached_to == frame.name:

@@ -21,7 +21,8 @@ from robot_formats.core.model import (IDENTITY, WORLD, Collision, Frame, Joint, 
                                       Limits, Link, Model, Pose, Scene, Visual)
 from robot_formats.core.rotations import entries_to_quat, rotations_to_quats
 from robot_formats.core.transforms import invert
-from robot_formats.formats.sdformat.dom import MODEL_FRAME, SdfAxis, SdfJoint, SdfModel, SdfWorld
+from robot_formats.formats.sdformat.dom import (MODEL_FRAME, SdfAxis, SdfJoint, SdfLink, SdfModel,
+                                                SdfWorld)
 from robot_formats.formats.sdformat.frames import ModelFrames, WorldFrames, resolve_world
 
 __all__ = ['to_scene']
@@ -127,8 +128,8 @@ class _Builder:
         build.scope(self.graph.models[sdf.name], '', None)
         return build
 
-    def link(self, owner: ModelFrames, local: str, name: str) -> Link:
-        sdf = owner.links[local]
+    def link(self, owner: ModelFrames, sdf: SdfLink, name: str) -> Link:
+        """The neutral link of ``sdf``, a link of ``owner``'s model, named ``name``."""
         if not sdf.shapes:
             return Link(name, sdf.inertial, (), (), sdf.line)
         visuals: list[Visual] = []
@@ -138,7 +139,7 @@ class _Builder:
             if shape.pose.relative_to:
                 target = owner.pose(shape.pose.relative_to) if shape.pose.relative_to != \
                     MODEL_FRAME else np.eye(4)
-                matrix = invert(owner.pose(local)) @ target @ matrix
+                matrix = invert(owner.pose(sdf.name)) @ target @ matrix
             item = shape.item.__class__(**{**_fields(shape.item),
                                            'origin': matrix_to_pose(matrix)})
             if isinstance(item, Visual):
@@ -223,8 +224,9 @@ class _Builder:
         for link in links:
             if link.name not in moved:
                 self._placed[sdf.name] = link.name
-                graph = self.graph
-                return matrix_to_pose(graph.pose(sdf.name) @ graph.models[sdf.name].pose(link.name))
+                # the world graph's X_W_{M::L}, memoized there: the model's frame in the scene
+                # (world_frame) is posed relative to this link
+                return matrix_to_pose(self.graph.pose(f'{sdf.name}::{link.name}'))
         return IDENTITY
 
 
@@ -308,7 +310,7 @@ class _ModelBuild:
         builder, model = self.builder, graph.model
         top = self.sdf.name
         for link in model.links:
-            self.links.append(builder.link(graph, link.name, prefix + link.name))
+            self.links.append(builder.link(graph, link, prefix + link.name))
         for joint in model.joints:
             local = joint.name
             x_mj = graph.pose(local) if joint.has_frame else graph.joint_pose(joint)
