@@ -438,12 +438,23 @@ class SdfLoader:
     def include(self, ctx: Ctx, element: etree._Element, parent_name: str = ''
                 ) -> list[SdfModel]:
         """The model an ``<include>`` names, with the include's overrides applied."""
-        uri_element = child(element, 'uri')
+        found: dict[str, etree._Element] = {}  # the first child of each tag
+        plugins: list[etree._Element] = []
+        added: list[etree._Element] = []  # //include/frame and //include/joint, in order
+        for sub in element:  # one pass over the children
+            tag = sub.tag
+            if tag == 'plugin':
+                plugins.append(sub)
+                continue
+            found.setdefault(tag, sub)  # type: ignore[arg-type]
+            if tag == 'frame' or tag == 'joint':
+                added.append(sub)
+        uri_element = found.get('uri')
         uri = text(uri_element)
         if not uri or uri_element is None:
             raise SchemaError('<include> needs a <uri>', ctx.file, element.sourceline,
                               code='ATTRIBUTE_MISSING')
-        override = _IncludeOverrides.read(self, ctx, element)
+        override = _IncludeOverrides.read(self, ctx, found, plugins)
         path = self._resolve_uri(uri, ctx.file, uri_element.sourceline)
         if not _other_format(path):
             model = self._included_sdf(ctx, path, element)
@@ -452,13 +463,12 @@ class SdfLoader:
         else:
             model = self._included_other(ctx, path, uri, override, parent_name, element)
         override.apply(ctx, model)
-        for sub in element:  # //include/frame and //include/joint add to the included model
+        for sub in added:  # //include/frame and //include/joint add to the included model
             if sub.tag == 'frame':
                 model.frames.append(self.frame(ctx, sub))
-                model.shape = None
-            elif sub.tag == 'joint':
+            else:
                 model.joints.append(self.joint(ctx, sub))
-                model.shape = None
+            model.shape = None
         return [model]
 
     def _resolve_uri(self, uri: str, including_file: str | None, line: int | None) -> Path:
@@ -644,6 +654,9 @@ class _Siblings:
 class _IncludeOverrides:
     """What an ``<include>`` changes in the model it includes (spec 1.4)."""
 
+    __slots__ = ('name', 'pose', 'placement_frame', 'placement_line', 'static', 'static_line',
+                 'plugins')
+
     def __init__(self) -> None:
         self.name = ''
         self.pose: PoseSpec | None = None
@@ -654,15 +667,11 @@ class _IncludeOverrides:
         self.plugins: tuple[SdfPlugin, ...] = ()
 
     @classmethod
-    def read(cls, loader: SdfLoader, ctx: Ctx, element: etree._Element) -> _IncludeOverrides:
+    def read(cls, loader: SdfLoader, ctx: Ctx, found: dict[str, etree._Element],
+             plugins: list[etree._Element]) -> _IncludeOverrides:
+        """The overrides of an ``<include>`` whose first child of each tag is ``found`` (its
+        ``<plugin>`` children: ``plugins``)."""
         out = cls()
-        found: dict[str, etree._Element] = {}
-        plugins = []
-        for sub in element:  # one pass over the children
-            if sub.tag == 'plugin':
-                plugins.append(sub)
-            else:
-                found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
         name = found.get('name')
         if name is not None:
             out.name = text(name)
@@ -684,7 +693,8 @@ class _IncludeOverrides:
         if static is not None:
             out.static = boolean(ctx, static)
             out.static_line = static.sourceline
-        out.plugins = tuple(_plugin(ctx, plugin) for plugin in plugins)
+        if plugins:
+            out.plugins = tuple(_plugin(ctx, plugin) for plugin in plugins)
         return out
 
     def apply(self, ctx: Ctx, model: SdfModel) -> None:
