@@ -7,7 +7,12 @@ the general path gives (or, for the batched pose solve, the same transform to ro
 * the scene's batched poses (``_PoseBatch``) vs an inverse, product and ``matrix_to_pose``
   per pose;
 * the include key (``SdfLoader._real_path``) vs ``Path.resolve()``, symlinks included;
-* relative includes found next to the including file with one stat vs the full search.
+* relative includes found next to the including file with one stat vs the full search;
+* the frame graph's memoized poses (a target resolved already, the shared identity's product
+  skipped) vs the relative_to edges walked with every product, on the corpus and random models;
+* validation stages run as plain loops vs the collector (every problem still reported);
+* one immutable PoseSpec per element, shared between copies of an included file, vs each
+  include read alone; an include's children read in one pass (order and errors kept).
 """
 
 from __future__ import annotations
@@ -217,3 +222,235 @@ def test_reading_a_world_leaves_no_reference_cycle(tmp_path):
         finally:
             if enabled:
                 gc.enable()
+
+
+# --- frame resolution: the memoized fast path vs the graph's edges -------------------------------
+
+def _reference_pose(scope, name: str) -> np.ndarray:
+    """X_S_name straight from the relative_to edges, recursively, every product taken (the
+    identity's too): what ``_Scope.pose`` computes without its fast path and memo."""
+    from robot_formats.formats.sdformat.frames import placement_pose
+    if name == scope.root:
+        return np.eye(4)
+    kind = scope.kinds.get(name)
+    if kind is None:  # N::rest
+        head, rest = scope.split(name)
+        return _reference_pose(scope, head) @ _reference_pose(scope.scopes[head], rest)
+    target, matrix, _line = scope.relative_to[name]
+    out = _reference_pose(scope, target) @ np.array(matrix)
+    if kind == 'model' and scope.scope_elements[name].placement_frame:
+        nested = scope.scope_elements[name]
+        placement_pose(scope.scopes[name], nested)  # (its checks)
+        out = out @ invert(_reference_pose(scope.scopes[name], nested.placement_frame))
+    return out
+
+
+def _scopes(world):
+    yield world
+    stack = list(world.models.values())
+    while stack:
+        graph = stack.pop()
+        yield graph
+        stack.extend(graph.nested.values())
+
+
+def _world_of(path: Path):
+    import functools
+
+    from robot_formats.core.xmlsafe import read_xml
+    from robot_formats.formats import load as load_any
+    from robot_formats.formats.sdformat.dom import SdfModel, SdfWorld
+    config = ResolverConfig(
+        model_paths=[_CORPUS / 'gazebosim_sdformat/test/integration/model',
+                     _CORPUS / 'drake/multibody/parsing/test/sdf_parser_test'],
+        package_paths=[_CORPUS], use_environment=False)
+    warnings: list = []
+    document = SdfLoader(warnings, config, functools.partial(load_any, sdf_config=config)
+                         ).document(read_xml(path, warnings, ('sdf',)), str(path))
+    if isinstance(document, SdfModel):
+        document = SdfWorld(document.name, document.file, document.line, document.version,
+                            models=[document])
+    return document
+
+
+def _valid_corpus() -> list[Path]:
+    import json
+
+    from shared_data import shared
+    index = json.loads((shared('goldens', 'sdformat') / 'index.json').read_text())['files']
+    return [_CORPUS / rel for rel, info in sorted(index.items())
+            if info['category'] in ('valid', 'valid_newer')]
+
+
+def _corpus_root() -> Path:
+    from shared_data import shared
+    return shared('corpus', 'sdformat')
+
+
+_CORPUS = _corpus_root()
+
+
+def _check_every_pose(world) -> int:
+    from robot_formats.formats.sdformat.frames import WorldFrames
+    graph = WorldFrames(world)
+    count = 0
+    for scope in _scopes(graph):
+        for name in scope.relative_to:
+            fast, reference = scope.pose(name), _reference_pose(scope, name)
+            assert np.allclose(fast, reference, rtol=0, atol=1e-12), (scope.name, name)
+            count += 1
+    return count
+
+
+def test_memoized_poses_equal_the_edges_walked_on_every_valid_corpus_document():
+    """Every pose the frame graph resolves (fast path: its target resolved already, the
+    product with the shared identity skipped; general path otherwise) equals the product of
+    the relative_to edges, on every valid corpus document."""
+    checked = 0
+    for path in _valid_corpus():
+        try:
+            world = _world_of(path)
+        except FormatError:  # refused after the graphs (a later stage): not this test's
+            continue
+        checked += _check_every_pose(world)
+    assert checked > 1000
+
+
+def test_memoized_poses_equal_the_edges_walked_on_random_models(tmp_path):
+    """Random models whose poses name frames before and after them in document order (the
+    fast path where the target is resolved, recursion where not), absent and zero poses (the
+    shared identity) among them, nested models and scoped names."""
+    rng = random.Random(7)
+    for trial in range(40):
+        names = [f'l{i}' for i in range(rng.randint(2, 9))]
+        body = []
+        for index, name in enumerate(names):
+            choice = rng.random()
+            if choice < 0.3:
+                pose = ''
+            elif choice < 0.45:
+                pose = '<pose>0 0 0 0 0 0</pose>'
+            else:
+                target = rng.choice(names[:index] + ['__model__', 'n', 'n::c', 'f']
+                                    if index else ['__model__', 'n::c'])
+                if target == name:
+                    target = '__model__'
+                rpy = ' '.join(repr(rng.choice([0.0, rng.uniform(-3, 3)])) for _ in range(3))
+                pose = (f'<pose relative_to="{target}">{rng.uniform(-1, 1)!r} 0.5 '
+                        f'{rng.uniform(-1, 1)!r} {rpy}</pose>')
+            body.append(f'<link name="{name}">{pose}</link>')
+        body.append(f'<frame name="f" attached_to="{names[0]}"><pose relative_to="{names[-1]}">'
+                    '1 0 0 0 0.3 0</pose></frame>')
+        body.append(f'<model name="n"><pose relative_to="{names[0]}">0 1 0 0 0 1</pose>'
+                    '<link name="c"><pose>0 0 1 0.2 0 0</pose></link></model>')
+        path = tmp_path / f'random_{trial}.sdf'
+        path.write_text(f'<sdf version="1.8"><model name="m">{"".join(body)}</model></sdf>')
+        try:
+            world = _world_of(path)
+            _check_every_pose(world)
+        except FormatError as err:  # a random cycle: the general path's error, as before
+            assert err.code in ('POSE_RELATIVE_TO_CYCLE', 'POSE_RELATIVE_TO_INVALID'), err
+
+
+def test_a_stage_run_plainly_still_reports_every_problem_it_finds(tmp_path):
+    """A model's stage runs its checks as a plain loop; one that fails is run again under the
+    collector, so every problem of the stage is reported (the first raised, the rest related)."""
+    from robot_formats.formats.sdformat import read_sdf
+    attached = tmp_path / 'attached.sdf'
+    attached.write_text(
+        '<sdf version="1.8"><model name="m"><link name="l"/>'
+        '<frame name="a" attached_to="nowhere"/>\n<frame name="b" attached_to="l"/>\n'
+        '<frame name="c" attached_to="elsewhere"/></model></sdf>')
+    with pytest.raises(FormatError) as raised:
+        read_sdf(attached, [])
+    problems = [raised.value, *raised.value.related]
+    assert [p.code for p in problems] == ['FRAME_ATTACHED_TO_INVALID'] * 2
+    assert [p.line for p in problems] == [1, 3]
+    relative = tmp_path / 'relative.sdf'
+    relative.write_text(
+        '<sdf version="1.8"><model name="m"><link name="l"/>\n'
+        '<frame name="a"><pose relative_to="nowhere">0 0 0 0 0 0</pose></frame>\n'
+        '<frame name="b"><pose relative_to="a">0 0 1 0 0 0</pose></frame>\n'
+        '<frame name="c"><pose relative_to="elsewhere">0 0 0 0 0 0</pose></frame>'
+        '</model></sdf>')
+    with pytest.raises(FormatError) as raised:
+        read_sdf(relative, [])
+    problems = [raised.value, *raised.value.related]
+    assert {p.code for p in problems} == {'POSE_RELATIVE_TO_INVALID'}
+    assert sorted({p.line for p in problems}) == [2, 4]
+
+
+# --- one immutable pose per element, shared between copies ---------------------------------------
+
+def test_pose_specs_are_immutable_and_absent_poses_shared():
+    ctx = _ctx()
+    absent = values.pose_from(ctx, None)
+    assert absent is values.pose_from(ctx, None)
+    assert absent.matrix is values._IDENTITY and not absent.matrix.flags.writeable
+    assert not absent.given and absent.relative_to == '' and absent.line is None
+    with pytest.raises(AttributeError):
+        absent.relative_to = 'x'  # type: ignore[misc]
+    zero = values.pose_from(ctx, etree.fromstring('<pose>0 0 0 0 0 0</pose>'))
+    assert zero.matrix is values._IDENTITY and zero.given
+
+
+def test_copies_of_an_included_file_are_independent_of_what_an_include_changes(tmp_path):
+    """Copies of one included file share their (immutable) poses; a merge or an include's
+    pose replaces a copy's pose, never the template's: each include reads as when alone."""
+    from robot_formats.formats.sdformat import resolve_document
+    (tmp_path / 'part.sdf').write_text(
+        '<sdf version="1.9"><model name="p"><pose>0 0 0.5 0 0 0</pose>'
+        '<link name="a"><pose>1 0 0 0 0 0.3</pose></link>'
+        '<frame name="f" attached_to="a"><pose relative_to="__model__">0 2 0 0 0 0</pose>'
+        '</frame></model></sdf>')
+    includes = {
+        'plain': '<include><uri>part.sdf</uri><name>{n}</name></include>',
+        'posed': '<include><uri>part.sdf</uri><name>{n}</name><pose>3 0 0 0 0 1</pose>'
+                 '</include>',
+        'merged': '<model name="{n}"><link name="base"/><include merge="true">'
+                  '<uri>part.sdf</uri><pose>0 0 1 0 0 0</pose></include></model>',
+    }
+
+    def frames_of(kinds: list[str], name: str) -> dict:
+        path = tmp_path / f'{name}.sdf'
+        path.write_text('<sdf version="1.9"><world name="w">' + ''.join(
+            includes[kind].format(n=f'{kind}{i}') for i, kind in enumerate(kinds))
+            + '</world></sdf>')
+        return resolve_document(path, [])
+
+    alone = {}
+    for kind in includes:
+        alone.update(frames_of([kind], f'alone_{kind}'))
+    together = frames_of(['merged', 'plain', 'posed', 'merged', 'plain', 'posed'], 'together')
+    assert len(together) == 2 * len(alone)
+    for name, frame in together.items():
+        head, sep, rest = name.partition('::')
+        reference = alone[head.rstrip('0123456789') + '0' + sep + rest]
+        assert np.allclose(frame.pose, reference.pose, atol=1e-12), name
+        assert frame.relative_to.partition('::')[2] == reference.relative_to.partition('::')[2]
+
+
+def test_include_children_read_in_one_pass_keep_order_and_errors(tmp_path):
+    """//include/frame and //include/joint join the included model in document order; the
+    include's own problems are reported in the order the separate passes reported them."""
+    from robot_formats.formats.sdformat import read_sdf
+    (tmp_path / 'part.sdf').write_text(
+        '<sdf version="1.8"><model name="p"><link name="a"/><link name="b"/></model></sdf>')
+    world = tmp_path / 'w.sdf'
+    world.write_text(
+        '<sdf version="1.8"><world name="w"><include><name>m</name><uri>part.sdf</uri>'
+        '<frame name="f2" attached_to="a"/><joint name="j" type="fixed"><parent>a</parent>'
+        '<child>b</child></joint><plugin name="x" filename="y"/><frame name="f1" '
+        'attached_to="b"/></include></world></sdf>')
+    scene = read_sdf(world, [])
+    model = scene.models[0]
+    assert [f.name for f in model.frames if f.name in ('f1', 'f2')] == ['f2', 'f1']
+    assert [j.name for j in model.joints] == ['j']
+    for body, code in (('<name></name>', 'ATTRIBUTE_MISSING'),  # no uri: before the name
+                       ('<uri>part.sdf</uri><name></name>', 'ATTRIBUTE_INVALID'),
+                       ('<uri>missing.sdf</uri><name>__x__</name>', 'RESERVED_NAME')):
+        world.write_text(f'<sdf version="1.8"><world name="w"><include>{body}</include>'
+                         '</world></sdf>')
+        with pytest.raises(FormatError) as raised:
+            read_sdf(world, [])
+        assert raised.value.code == code, body
