@@ -223,51 +223,48 @@ class SdfLoader:
     def model(self, ctx: Ctx, element: etree._Element, top: bool = False) -> SdfModel:
         name = self.name_of(ctx, element, 'model')
         subs = list(element)  # one pass over the children (lxml makes an object per visit)
-        pose = pose_from(ctx, _first(subs, 'pose'))
+        tags = [sub.tag for sub in subs]  # (and a new string per .tag)
+        pose = pose_from(ctx, subs[tags.index('pose')] if 'pose' in tags else None)
         if top and pose.relative_to:
             raise SchemaError(f'the pose of top-level model {name!r} names relative_to='
                               f'{pose.relative_to!r}, but a model file has no other frame',
                               ctx.file, pose.line, code='ATTRIBUTE_INVALID')
-        model = SdfModel(name, pose, ctx.file, element.sourceline, ctx.version,
-                         static=boolean(ctx, _first(subs, 'static')),
-                         canonical_link=element.get('canonical_link', ''),
-                         placement_frame=element.get('placement_frame', ''),
-                         placement_line=element.sourceline)
+        line = element.sourceline
+        model = SdfModel(name, pose, ctx.file, line, ctx.version,
+                         boolean(ctx, subs[tags.index('static')]) if 'static' in tags else False,
+                         element.get('canonical_link', ''), element.get('placement_frame', ''),
+                         line)
         siblings = _Siblings(ctx, 'model', name)
-        for sub in subs:
-            self._model_child(ctx, model, sub, siblings)
+        claim = siblings.claim
+        for sub, tag in zip(subs, tags):
+            if tag == 'link':
+                link = self.link(ctx, sub)
+                claim(link.name, 'link', sub.sourceline)
+                model.links.append(link)
+            elif tag == 'joint':
+                joint = self.joint(ctx, sub)
+                joint.name = claim(joint.name, 'joint', sub.sourceline)
+                model.joints.append(joint)
+            elif tag == 'frame':
+                frame = self.frame(ctx, sub)
+                frame.name = claim(frame.name, 'frame', sub.sourceline)
+                model.frames.append(frame)
+            elif tag == 'model':
+                nested = self.model(ctx, sub)
+                claim(nested.name, 'model', sub.sourceline)
+                model.models.append(nested)
+            elif tag == 'plugin':
+                model.plugins += (_plugin(ctx, sub),)
+            elif tag == 'include':
+                if _merge(ctx, sub):
+                    self._merge_include(ctx, model, sub, siblings)
+                else:
+                    for nested in self.include(ctx, sub, parent_name=model.name):
+                        claim(nested.name, 'model', sub.sourceline)
+                        model.models.append(nested)
         if ctx.version < (1, 8):
             unflatten(model)
         return model
-
-    def _model_child(self, ctx: Ctx, model: SdfModel, sub: etree._Element,
-                     siblings: _Siblings) -> None:
-        tag = sub.tag
-        if tag == 'link':
-            link = self.link(ctx, sub)
-            siblings.claim(link.name, 'link', sub.sourceline)
-            model.links.append(link)
-        elif tag == 'joint':
-            joint = self.joint(ctx, sub)
-            joint.name = siblings.claim(joint.name, 'joint', sub.sourceline)
-            model.joints.append(joint)
-        elif tag == 'frame':
-            frame = self.frame(ctx, sub)
-            frame.name = siblings.claim(frame.name, 'frame', sub.sourceline)
-            model.frames.append(frame)
-        elif tag == 'model':
-            nested = self.model(ctx, sub)
-            siblings.claim(nested.name, 'model', sub.sourceline)
-            model.models.append(nested)
-        elif tag == 'plugin':
-            model.plugins += (_plugin(ctx, sub),)
-        elif tag == 'include':
-            if _merge(ctx, sub):
-                self._merge_include(ctx, model, sub, siblings)
-            else:
-                for nested in self.include(ctx, sub, parent_name=model.name):
-                    siblings.claim(nested.name, 'model', sub.sourceline)
-                    model.models.append(nested)
 
     # --- links ----------------------------------------------------------------------------
     def link(self, ctx: Ctx, element: etree._Element) -> SdfLink:
@@ -722,14 +719,6 @@ class _IncludeOverrides:
         model.file = model.file or ctx.file
         if self.plugins:
             model.plugins += self.plugins
-
-
-def _first(elements: list[etree._Element], tag: str) -> etree._Element | None:
-    """The first of ``elements`` named ``tag``."""
-    for element in elements:
-        if element.tag == tag:
-            return element
-    return None
 
 
 def _end(ctx: Ctx, joint: str, element: etree._Element, found: dict[str, etree._Element],
