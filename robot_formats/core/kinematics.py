@@ -366,6 +366,10 @@ class KinematicTree:
             joint = _replace(joint, name=name)
         parent, child, links = joint.parent, joint.child, self.links
         if parent not in links or child not in links:
+            if child == WORLD and self.scene.is_world:  # the root has no parent joint
+                raise StructureError(f'joint {name!r}: the child cannot be "world", the root '
+                                     'of the scene', source, joint.line,
+                                     code='JOINT_CHILD_LINK_INVALID')
             for end in (parent, child):
                 if end not in links and not (end == WORLD and self.scene.is_world):
                     raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',

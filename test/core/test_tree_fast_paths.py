@@ -316,3 +316,15 @@ def test_quicker_inits_do_what_the_generated_ones_do() -> None:
         with pytest.raises(TypeError):
             cls(*given.values(), object())
     assert quicker >= 26
+
+
+def test_a_world_joint_whose_child_is_the_world_is_refused_not_looped_on() -> None:
+    """Readers refuse it first (SDFormat: 'the child cannot be "world"'; SKEL ignores the
+    joint, as DART); a scene built in Python used to make the frame-order walk loop forever."""
+    from robot_formats.core.model import Model, Scene
+    scene = Scene('w', (Model('m', (Link('a'),), (Joint('j', JointType.FIXED, 'a', 'world'),)),),
+                  is_world=True)
+    with pytest.raises(FormatError) as raised:
+        KinematicTree(scene)
+    assert raised.value.code == 'JOINT_CHILD_LINK_INVALID'
+    assert 'the child cannot be "world"' in raised.value.message
