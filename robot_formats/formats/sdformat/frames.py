@@ -76,6 +76,8 @@ class _Scope:
         self.relative_to: dict[str, _Edge] = {}
         self._attached: dict[str, str] = {}
         self._poses: dict[str, np.ndarray] = {self.root: _EYE}
+        #: ``N::rest`` names found to be frames of nested scopes, split as (N, rest)
+        self._splits: dict[str, tuple[str, str]] = {}
 
     def _root_link(self) -> str:
         """What the scope's own frame is attached to."""
@@ -93,8 +95,11 @@ class _Scope:
             return kind, name
         if name == self.root:
             return self.root, name
+        if name in self._splits:
+            return 'nested', name
         split = split_scope(name, self.scopes)
         if split is not None and self.scopes[split[0]].reference(split[1]):
+            self._splits[name] = split  # (the scopes are complete: the answer stays)
             return 'nested', name
         return None
 
@@ -102,7 +107,7 @@ class _Scope:
         return name in self.kinds or self.reference(name) is not None
 
     def split(self, name: str) -> tuple[str, str]:
-        split = split_scope(name, self.scopes)
+        split = self._splits.get(name) or split_scope(name, self.scopes)
         assert split is not None
         return split
 
