@@ -294,15 +294,18 @@ class _ModelBuild:
         ``graph``'s scope, ``prefix`` and ``x_ms`` as in :meth:`scope`), or of X_W_F where the
         frame is attached to the world (``link`` names a model frame)."""
         batch = self.builder.poses
-        if _is_world(link):
-            self.world_posed = True
-            return batch.add(self.world_pose(x_mf))
         scoped = prefix + link
-        index = self._links.get(scoped)
+        index = self._links.get(scoped)  # (a link seen already: the common case)
         if index is None:
+            if _is_world(link):
+                self.world_posed = True
+                return batch.add(self.world_pose(x_mf))
             x_ml = graph.pose(link) if x_ms is None else x_ms @ graph.pose(link)
             index = self._links[scoped] = batch.add_link(x_ml)
-        return batch.add(x_mf, index)
+        matrices = batch.matrices
+        matrices.append(x_mf)
+        batch.relative_to.append(index)
+        return len(matrices) - 1
 
     def scope(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None) -> None:
         """The members of ``graph``'s model, ``prefix`` (``N::``) naming its scope within the

@@ -5,6 +5,7 @@ libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with fil
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -144,8 +145,8 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
                 pass
             else:
                 if math.isfinite(x + y + z + roll + pitch + yaw):
-                    return PoseSpec(_xyz_rpy_matrix(x, y, z, roll, pitch, yaw), relative_to,
-                                    element.sourceline, True)
+                    return _new_pose_spec((_xyz_rpy_matrix(x, y, z, roll, pitch, yaw),
+                                           relative_to, element.sourceline, True))
     relative_to = element.get('relative_to', '')
     if not relative_to and ctx.version < (1, 7) and element.get('frame'):
         relative_to = element.get('frame', '')  # 1.5/1.6 //pose/@frame, same meaning
@@ -155,6 +156,10 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
 #: The pose of elements without one (see :data:`.dom.IDENTITY`).
 _IDENTITY = IDENTITY
 
+
+#: ``PoseSpec(matrix, relative_to, line, given)`` from the tuple of its four fields, without the
+#: named tuple's ``__new__`` (Python code): the reader makes one per ``<pose>``.
+_new_pose_spec = functools.partial(tuple.__new__, PoseSpec)
 
 #: The pose of an element without ``<pose>`` (one for all: a PoseSpec is immutable).
 _ABSENT = PoseSpec(_IDENTITY)
