@@ -76,6 +76,11 @@ class _Scope:
         self.relative_to: dict[str, _Edge] = {}
         self._attached: dict[str, str] = {}
         self._poses: dict[str, np.ndarray] = {self.root: _EYE}
+        #: what :meth:`pose` and :meth:`link_of` resolved so far, by name (validation resolves
+        #: every frame's pose and most links): a dictionary look-up where a caller walks every
+        #: frame again (the scene), the method where it misses
+        self.resolved_poses = self._poses
+        self.resolved_links = self._attached
         #: ``N::rest`` names found to be frames of nested scopes, split as (N, rest)
         self._splits: dict[str, tuple[str, str]] = {}
 

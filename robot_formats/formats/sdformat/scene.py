@@ -300,7 +300,11 @@ class _ModelBuild:
             if _is_world(link):
                 self.world_posed = True
                 return batch.add(self.world_pose(x_mf))
-            x_ml = graph.pose(link) if x_ms is None else x_ms @ graph.pose(link)
+            x_ml = graph.resolved_poses.get(link)
+            if x_ml is None:
+                x_ml = graph.pose(link)
+            if x_ms is not None:
+                x_ml = x_ms @ x_ml
             index = self._links[scoped] = batch.add_link(x_ml)
         matrices = batch.matrices
         matrices.append(x_mf)
@@ -312,14 +316,17 @@ class _ModelBuild:
         top-level model and ``x_ms`` its frame in the model frame (None: the model itself)."""
         builder, model = self.builder, graph.model
         top = self.sdf.name
+        poses, links = graph.resolved_poses, graph.resolved_links  # (all resolved: validated)
         for link in model.links:
             self.links.append(builder.link(graph, link, prefix + link.name))
         for joint in model.joints:
             local = joint.name
-            x_mj = graph.pose(local) if joint.has_frame else graph.joint_pose(joint)
+            x_mj = poses.get(local) if joint.has_frame else graph.joint_pose(joint)
+            if x_mj is None:
+                x_mj = graph.pose(local)
             if x_ms is not None:
                 x_mj = x_ms @ x_mj
-            child_link = graph.link_of(joint.child)
+            child_link = links.get(joint.child) or graph.link_of(joint.child)
             x_cj = self.relative(graph, prefix, x_ms, child_link, x_mj)
             child = _world_or(prefix + child_link)
             if joint.has_frame:  # the joint frame, on the link it is attached to: its child
@@ -328,7 +335,7 @@ class _ModelBuild:
                 self.world_posed = True
                 parent, x_pj = WORLD, builder.poses.add(self.world_pose(x_mj))
             else:
-                parent_link = graph.link_of(joint.parent)
+                parent_link = links.get(joint.parent) or graph.link_of(joint.parent)
                 parent = _world_or(prefix + parent_link)
                 x_pj = self.relative(graph, prefix, x_ms, parent_link, x_mj)
             scoped = f'{top}::{prefix}{local}'
@@ -344,10 +351,12 @@ class _ModelBuild:
     def frame(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None, local: str,
               line: int | None) -> np.ndarray:
         """Adds the frame ``local`` of ``graph``'s scope; returns X_M_F."""
-        x_mf = graph.pose(local)
+        x_mf = graph.resolved_poses.get(local)
+        if x_mf is None:
+            x_mf = graph.pose(local)
         if x_ms is not None:
             x_mf = x_ms @ x_mf
-        link = graph.link_of(local)
+        link = graph.resolved_links.get(local) or graph.link_of(local)
         self.frames.append((prefix + local, _world_or(prefix + link),
                             self.relative(graph, prefix, x_ms, link, x_mf), line))
         return x_mf
