@@ -454,3 +454,36 @@ def test_include_children_read_in_one_pass_keep_order_and_errors(tmp_path):
         with pytest.raises(FormatError) as raised:
             read_sdf(world, [])
         assert raised.value.code == code, body
+
+
+def test_scene_from_the_resolved_tables_equals_the_scene_from_the_resolvers(monkeypatch):
+    """The scene walk looks poses and links up in what validation resolved
+    (``resolved_poses``/``resolved_links``); with those tables empty it asks ``pose`` and
+    ``link_of`` for everything: the scenes must be equal, on every valid corpus document."""
+    from robot_formats.formats.sdformat.frames import _Scope
+    from robot_formats.formats.sdformat.scene import to_scene
+
+    documents = []
+    for path in _valid_corpus():
+        try:
+            documents.append((path, to_scene(_world_of(path), [])))
+        except FormatError:
+            continue
+    assert len(documents) > 100
+    setup = _Scope._setup
+
+    def unresolved_setup(self, *args):
+        setup(self, *args)
+        self.resolved_poses, self.resolved_links = {}, {}
+
+    monkeypatch.setattr(_Scope, '_setup', unresolved_setup)
+    for path, fast in documents:
+        assert to_scene(_world_of(path), []) == fast, path
+
+
+def test_pose_specs_are_made_as_named_tuples():
+    element = etree.fromstring('<pose relative_to="a">1 2 3 0 0 0.5</pose>')
+    spec = values.pose_from(_ctx(), element)
+    assert type(spec) is values.PoseSpec
+    assert (spec.relative_to, spec.line, spec.given) == ('a', 1, True)
+    assert spec == values.PoseSpec(spec.matrix, 'a', 1, True)
