@@ -24,13 +24,14 @@ from lxml import etree
 from robot_formats.core.errors import (Diagnostic, DuplicateNameError, FormatError,
                                        InvalidValueError, ReferenceError, SchemaError,
                                        StructureError, UnsupportedError)
-from robot_formats.core.model import (Box, Capsule, Collision, Cylinder, Dynamics, Ellipsoid,
-                                      Inertial, JointType, Limits, Material, Mesh, Plane, Sphere,
-                                      Visual)
+from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
+                                      Ellipsoid, Inertial, JointType, Limits, Material, Mesh,
+                                      Plane, Sphere, Visual)
 from robot_formats.core.transforms import matrix_to_pose
 from robot_formats.formats.urdf.reader import mesh_uri
 from robot_formats.core.xmlsafe import read_xml
 from robot_formats.formats.sdformat import interface
+from robot_formats.formats.sdformat.dom import IDENTITY as IDENTITY_MATRIX
 from robot_formats.formats.sdformat.dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint,
                                                 SdfLink, SdfModel, SdfPlugin, SdfVisualPose,
                                                 SdfWorld)
@@ -333,8 +334,10 @@ class SdfLoader:
         values = tuple(number(ctx, entries.get(key), default)
                        for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0),
                                             ('iyy', 1.0), ('iyz', 0.0), ('izz', 1.0)))
-        pose = pose_from(ctx, found.get('pose'))
-        return Inertial(mass, matrix_to_pose(pose.matrix), values)  # type: ignore[arg-type]
+        matrix = pose_from(ctx, found.get('pose')).matrix
+        # (the shared identity: absent or zero; matrix_to_pose gives IDENTITY for it)
+        origin = IDENTITY if matrix is IDENTITY_MATRIX else matrix_to_pose(matrix)
+        return Inertial(mass, origin, values)  # type: ignore[arg-type]
 
     def _geometry(self, ctx: Ctx, element: etree._Element | None):
         if element is None:

@@ -487,3 +487,21 @@ def test_pose_specs_are_made_as_named_tuples():
     assert type(spec) is values.PoseSpec
     assert (spec.relative_to, spec.line, spec.given) == ('a', 1, True)
     assert spec == values.PoseSpec(spec.matrix, 'a', 1, True)
+
+
+def test_an_inertial_without_pose_is_the_identity_the_general_conversion_gives():
+    """An inertial whose pose is absent or zero (the shared identity matrix) takes IDENTITY
+    without the matrix-to-pose conversion: the conversion gives exactly that."""
+    from robot_formats.core.model import IDENTITY
+    from robot_formats.core.transforms import matrix_to_pose as general
+    assert general(values._IDENTITY) == IDENTITY
+    assert all(type(v) is float for v in (*IDENTITY.xyz, *IDENTITY.quat))
+    loader = SdfLoader([])
+    for body in ('', '<pose>0 0 0 0 0 0</pose>', '<pose> </pose>'):
+        inertial = loader._inertial(_ctx(), etree.fromstring(
+            f'<inertial><mass>2</mass>{body}</inertial>'))
+        assert inertial is not None and inertial.origin == IDENTITY, body
+    posed = loader._inertial(_ctx(), etree.fromstring(
+        '<inertial><pose>0 0 0.1 0 0 0.3</pose></inertial>'))
+    assert posed is not None and posed.origin == general(
+        values.pose_from(_ctx(), etree.fromstring('<pose>0 0 0.1 0 0 0.3</pose>')).matrix)
