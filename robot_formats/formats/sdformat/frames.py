@@ -30,6 +30,8 @@ from robot_formats.formats.sdformat.dom import (IDENTITY, MODEL_FRAME, WORLD_FRA
 __all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
 
 _EYE = np.eye(4)
+#: The nested scopes of a model without nested models (shared: never changed).
+_NO_SCOPES: dict = {}
 
 
 def split_scope(name: str, scopes: dict) -> tuple[str, str] | None:
@@ -207,9 +209,11 @@ class ModelFrames(_Scope):
 
     def __init__(self, model: SdfModel) -> None:
         self.model = model
-        self._setup(model.name, model.file, model.line,
-                    _model_graphs(model.models) if model.models else {},
-                    {nested.name: nested for nested in model.models})
+        if model.models:
+            self._setup(model.name, model.file, model.line, _model_graphs(model.models),
+                        {nested.name: nested for nested in model.models})
+        else:  # (most models: the tables of nested scopes shared, empty, never changed)
+            self._setup(model.name, model.file, model.line, _NO_SCOPES, _NO_SCOPES)
         self.nested = self.scopes  # the nested models' graphs, by name
         self._canonical: str | None = None
         self._graphs()

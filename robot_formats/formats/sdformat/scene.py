@@ -13,6 +13,7 @@ model through ``Model.pose``, the others through a fixed world joint ``M::L/atta
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -241,9 +242,11 @@ class _ModelBuild:
         self.builder = builder
         self.sdf = sdf
         self.links: list[Link] = []
-        #: (joint, name, parent, child, X_PJ slot, X_CJ slot, axis, axis2, limits)
-        self.joints: list[tuple] = []
-        self.frames: list[tuple[str, str, int, int | None]] = []  # (name, attached, slot, line)
+        #: joint, name, parent, child, X_PJ slot, X_CJ slot, axis, axis2, limits, dynamics of
+        #: each joint, one after the other (a flat list: no record object per member kept
+        #: until the poses are solved)
+        self.joints: list[Any] = []
+        self.frames: list[Any] = []  # name, attached, slot, line of each frame, flat
         self._links: dict[str, int] = {}  # local link name -> its X_M_L in the batch
         self._x_wm: np.ndarray | None = None
         self.world_posed = False  #: a member is posed in the world (not shareable)
@@ -265,13 +268,15 @@ class _ModelBuild:
         if self._model is not None:
             return self._model
         sdf = self.sdf
+        it = iter(self.joints)
         joints = tuple(Joint(name, joint.type, parent, child, poses[pj], axis, axis2,
                              poses[cj], limits, dynamics, joint.mimic, joint.axis_order,
                              joint.pitch, joint.line)
                        for joint, name, parent, child, pj, cj, axis, axis2, limits, dynamics
-                       in self.joints)
+                       in zip(it, it, it, it, it, it, it, it, it, it))
+        it = iter(self.frames)
         frames = tuple(Frame(name, attached, poses[slot], line)
-                       for name, attached, slot, line in self.frames)
+                       for name, attached, slot, line in zip(it, it, it, it))
         positions: dict[str, float] = {}
         for prefix, nested in _all_models(sdf, ''):
             if nested.initial_positions:
@@ -330,7 +335,7 @@ class _ModelBuild:
             x_cj = self.relative(graph, prefix, x_ms, child_link, x_mj)
             child = _world_or(prefix + child_link)
             if joint.has_frame:  # the joint frame, on the link it is attached to: its child
-                self.frames.append((prefix + local, child, x_cj, joint.line))
+                self.frames += (prefix + local, child, x_cj, joint.line)
             if joint.parent == WORLD:
                 self.world_posed = True
                 parent, x_pj = WORLD, builder.poses.add(self.world_pose(x_mj))
@@ -340,8 +345,8 @@ class _ModelBuild:
                 x_pj = self.relative(graph, prefix, x_ms, parent_link, x_mj)
             scoped = f'{top}::{prefix}{local}'
             axis, axis2, limits, dynamics = builder.axes(joint, graph, local, scoped)
-            self.joints.append((joint, prefix + local, parent, child, x_pj, x_cj, axis, axis2,
-                                limits, dynamics))
+            self.joints += (joint, prefix + local, parent, child, x_pj, x_cj, axis, axis2,
+                            limits, dynamics)
         for frame in model.frames:
             self.frame(graph, prefix, x_ms, frame.name, frame.line)
         for nested in model.models:
@@ -357,8 +362,8 @@ class _ModelBuild:
         if x_ms is not None:
             x_mf = x_ms @ x_mf
         link = graph.resolved_links.get(local) or graph.link_of(local)
-        self.frames.append((prefix + local, _world_or(prefix + link),
-                            self.relative(graph, prefix, x_ms, link, x_mf), line))
+        self.frames += (prefix + local, _world_or(prefix + link),
+                        self.relative(graph, prefix, x_ms, link, x_mf), line)
         return x_mf
 
 
