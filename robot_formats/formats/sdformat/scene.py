@@ -156,8 +156,12 @@ class _Builder:
         axis = _axis_in_joint(joint.axis, owner, scoped, local, self.warnings)
         axis2 = _axis_in_joint(joint.axis2, owner, scoped, local, self.warnings)
         first, second = joint.axis, joint.axis2
+        limits: tuple[Limits, ...]
         if (first is None or first.limits is None) and (second is None or second.limits is None):
-            limits: tuple[Limits, ...] = ()  # no limit given: all unlimited
+            limits = ()  # no limit given: all unlimited
+        elif second is None and first is not None and first.limits is not None:
+            # one axis with limits (the common case): as below, without the generator
+            limits = (first.limits,)[:_dofs(joint.type)] if first.limits != _NO_LIMITS else ()
         else:
             limits = tuple(a.limits or _NO_LIMITS for a in (first, second)
                            if a is not None)[:_dofs(joint.type)]
@@ -443,7 +447,11 @@ def _axis_in_joint(axis: SdfAxis | None, owner, name: str, local: str,
     if axis is None:
         return None
     if not axis.expressed_in or axis.expressed_in == local:
-        x, y, z = axis.xyz
+        given = axis.xyz
+        x, y, z = given
+        if given.__class__ is tuple and x.__class__ is float and y.__class__ is float \
+                and z.__class__ is float:
+            return given  # plain floats already (as the reader makes them): no copy
         return (float(x), float(y), float(z))
     xyz = np.asarray(axis.xyz, dtype=float)
     if axis.expressed_in and not owner.knows(axis.expressed_in) and \

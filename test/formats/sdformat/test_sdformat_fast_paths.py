@@ -505,3 +505,40 @@ def test_an_inertial_without_pose_is_the_identity_the_general_conversion_gives()
         '<inertial><pose>0 0 0.1 0 0 0.3</pose></inertial>'))
     assert posed is not None and posed.origin == general(
         values.pose_from(_ctx(), etree.fromstring('<pose>0 0 0.1 0 0 0.3</pose>')).matrix)
+
+
+def test_joint_axes_and_limits_fast_paths_equal_the_general_expressions():
+    """``_Builder.axes``: one limited axis (no generator) and an axis of plain floats (no
+    copy) give what the general expressions give, for every joint kind."""
+    from robot_formats.core.model import JointType, Limits
+    from robot_formats.formats.sdformat.dom import PoseSpec, SdfAxis, SdfJoint
+    from robot_formats.formats.sdformat.scene import _NO_LIMITS, _Builder, _dofs
+
+    class _Owner:
+        file = 'test.sdf'
+
+        @staticmethod
+        def knows(name):
+            return True
+
+    builder = _Builder.__new__(_Builder)
+    builder.warnings = []
+    rng = random.Random(5)
+    xyzs = [(0.0, 0.0, 1.0), (1, 0, 0), [0.0, 1.0, 0.0], (np.float64(0.6), 0.8, 0.0)]
+    all_limits = [None, Limits(), Limits(-1.0, 1.0), Limits(None, 2.0, 5.0, None)]
+    for kind in JointType:
+        for _ in range(40):
+            axis = SdfAxis(rng.choice(xyzs), '', rng.choice(all_limits))
+            axis2 = rng.choice([None, SdfAxis((0.0, 1.0, 0.0), '', rng.choice(all_limits))])
+            joint = SdfJoint('j', kind, 'a', 'b', PoseSpec(), axis, axis2)
+            got_axis, _axis2, limits, _dynamics = builder.axes(joint, _Owner, 'j', 'm::j')
+            assert type(got_axis) is tuple and got_axis == tuple(float(v) for v in axis.xyz)
+            assert all(type(v) is float for v in got_axis)
+            if axis.limits is None and (axis2 is None or axis2.limits is None):
+                expected: tuple = ()
+            else:
+                expected = tuple(a.limits or _NO_LIMITS for a in (axis, axis2)
+                                 if a is not None)[:_dofs(kind)]
+                if all(lim == _NO_LIMITS for lim in expected):
+                    expected = ()
+            assert limits == expected, (kind, axis, axis2)
