@@ -32,9 +32,10 @@ IDENTITY.setflags(write=False)
 class PoseSpec(NamedTuple):
     """One ``<pose>`` element: the transform and the frame it is expressed in ('' = default).
 
-    Immutable (a tuple: the collector stops tracking it), so copies of an included model share
-    their elements' poses; what changes a pose (an include, a merge, unflattening) replaces it
-    (``pose._replace(relative_to=...)``)."""
+    Immutable, so copies of an included model share their elements' poses, and the elements
+    without a pose share one; what changes a pose (an include, a merge, unflattening) replaces
+    it (``pose._replace(relative_to=...)``). (A named tuple stays tracked by the cyclic
+    collector, unlike a plain tuple of untracked items.)"""
 
     matrix: np.ndarray = IDENTITY
     relative_to: str = ''
