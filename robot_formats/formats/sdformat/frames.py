@@ -280,9 +280,15 @@ class ModelFrames(_Scope):
         except FormatError:
             _stage(self._attached_to_checks())
         try:
-            pose = self.pose
-            for name in self.relative_to:
-                pose(name)
+            pose, poses, kinds = self.pose, self._poses, self.kinds
+            for name, (target, matrix, _line) in self.relative_to.items():
+                # pose(name)'s fast path inline (a frame posed in one resolved already)
+                if name not in poses:
+                    base = poses.get(target)
+                    if base is not None and kinds.get(name, 'model') != 'model':
+                        poses[name] = base if matrix is IDENTITY else base @ matrix
+                    else:
+                        pose(name)
             for nested in model.models:
                 if nested.placement_frame:
                     pose(nested.name)
