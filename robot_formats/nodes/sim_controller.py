@@ -471,8 +471,8 @@ class SimController(Node):
             robot.set_exact(self.targets)
         else:
             robot.set_targets(self.targets)
-        if self.state_pub is not None:
-            self._publish_state(now)
+        if self.state_pub is not None and self.state_pub.get_subscription_count():
+            self._publish_state(now)  # (nobody listening: the message is not built)
 
     def _publish_state(self, now: float) -> None:
         """JTC's ``~/controller_state``: reference (the sample followed this update, else the
