@@ -77,6 +77,13 @@ def _replacer(cls: type, changed: tuple[str, ...]) -> Callable:
     return function  # type: ignore[return-value]
 
 
+def _replacing(cls: type, *changed: str) -> Callable:
+    """The function :func:`_replace` calls for ``cls`` objects and these changed fields, to
+    call directly in a loop over many members (no keyword dictionary and key per call); its
+    arguments: the object, then the new values in ``changed`` order."""
+    return _REPLACERS.get((cls, *changed)) or _replacer(cls, changed)
+
+
 def scoped(prefix: str, name: str) -> str:
     """``prefix::name``, or ``name`` when there is no prefix; ``world`` is never scoped."""
     if not prefix or name == WORLD:
@@ -324,11 +331,13 @@ class KinematicTree:
 
     def _add_model(self, model: Model, prefix: str) -> None:
         links, frames, root = self.links, self.frames, self.root
+        rename_link = _replacing(Link, 'name')
         for link in model.links:
             name = scoped(prefix, link.name) if prefix else link.name
             if name in links or name in frames or (root and name == root):
                 self._claim(name, link.line, model.source)  # raises
-            links[name] = link if name == link.name else _replace(link, name=name)
+            links[name] = link if name == link.name else (
+                rename_link(link, name) if type(link) is Link else _replace(link, name=name))
         for frame in model.frames:  # one copy per member: scoped name and references at once
             name = scoped(prefix, frame.name)
             self._claim(name, frame.line, model.source)
@@ -340,14 +349,17 @@ class KinematicTree:
             self.initial_positions.update(model.initial_positions)
             return
         scope = prefix + '::'  # scoped(prefix, name), written out: a few per member
+        rename_joint = _replacing(Joint, 'name', 'parent', 'child', 'mimic')
         for joint in model.joints:
             mimic = joint.mimic
             if mimic is not None:
                 mimic = _replace(mimic, joint=scoped(prefix, mimic.joint))
             name, parent, child = joint.name, joint.parent, joint.child
-            joint = _replace(joint, name=name if name == WORLD else scope + name,
-                             parent=parent if parent == WORLD else scope + parent,
-                             child=child if child == WORLD else scope + child, mimic=mimic)
+            name = name if name == WORLD else scope + name
+            parent = parent if parent == WORLD else scope + parent
+            child = child if child == WORLD else scope + child
+            joint = (rename_joint(joint, name, parent, child, mimic) if type(joint) is Joint
+                     else _replace(joint, name=name, parent=parent, child=child, mimic=mimic))
             self._add_joint(joint, '', model.source)
         positions = self.initial_positions
         for dof, value in model.initial_positions.items():
