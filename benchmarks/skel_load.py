@@ -27,8 +27,6 @@ does; ``read_skel()`` alone (parse + model, no tree) is printed beside it for in
 
 from __future__ import annotations
 
-import argparse
-import builtins
 import json
 import math
 import statistics
@@ -38,6 +36,8 @@ import textwrap
 import time
 from pathlib import Path
 from typing import Callable
+
+from . import docs_output
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'skel'
 REPEATS = 15              #: samples per side and file (N of the median)
@@ -163,16 +163,14 @@ def subject(path: Path, dart: DartTimer) -> Subject | None:
 def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: ARG001
     """The benchmark (``seconds``: the runner's common signature, unused); every printed line
     is also appended to ``lines`` when given (see :func:`write_docs`)."""
-    def print(text: str, flush: bool = True) -> None:  # noqa: A001 - printed and kept
-        builtins.print(text, flush=flush)
-        if lines is not None:
-            lines.append(text)
+    print = docs_output.kept_print(lines)  # noqa: A001 - printed and kept
 
     from robot_formats.formats.skel import reader
 
     files = loadable(sorted(CORPUS.rglob('*.skel')))
     kind = 'pure-Python' if reader.__file__.endswith('.py') else 'compiled'
-    print(f'  {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average {_load()}, '
+    print(f'  {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average '
+          f'{docs_output.load_average()}, '
           f'Python {sys.version.split()[0]}, {kind} SKEL reader')
     print(f'  corpus files robot_formats and DART both load; CPU time per load, median of '
           f'N = {REPEATS} samples per side (batches of ~{BATCH_SECONDS * 1e3:g} ms), samples '
@@ -209,60 +207,11 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
 
 
 DOCS = Path(__file__).resolve().parents[1] / 'docs' / 'skel.md'
-_BEGIN = '<!-- skel_load output: written by `python -m benchmarks.skel_load --write-docs` -->'
-_END = '<!-- end of skel_load output -->'
-
-
-def write_docs(lines: list[str], docs: Path = DOCS) -> None:
-    """Replace the benchmark output block of docs/skel.md with ``lines`` (the docs' table is
-    the benchmark's own output, never typed by hand)."""
-    text = docs.read_text()
-    head, begin, rest = text.partition(_BEGIN)
-    _, end, tail = rest.partition(_END)
-    if not begin or not end:
-        raise SystemExit(f'{docs} has no {_BEGIN!r} ... {_END!r} block')
-    block = '\n'.join(line.rstrip() for line in lines)
-    docs.write_text(f'{head}{_BEGIN}\n\n```\n{block}\n```\n\n{_END}{tail}')
-
-
-def _load() -> str:
-    try:
-        return ' '.join(Path('/proc/loadavg').read_text().split()[:3])
-    except OSError:
-        return 'unknown'
-
-
-def saved_lines(output: Path) -> list[str]:
-    """The skel_load section of a saved ``python -m benchmarks`` output."""
-    lines, inside = [], False
-    for line in output.read_text().splitlines():
-        if line.startswith('== '):
-            inside = line == '== skel_load'
-            continue
-        if inside and line.startswith('  '):
-            lines.append(line)
-    if not lines:
-        raise SystemExit(f'{output} holds no skel_load output')
-    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.skel_load [--write-docs [SAVED_OUTPUT]]``: run the benchmark (or
-    take a saved ``python -m benchmarks --only skel_load`` output) and write it into the docs."""
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--write-docs', nargs='?', const='', metavar='SAVED_OUTPUT',
-                        help=f'write the output into {DOCS.name} (from SAVED_OUTPUT if given, '
-                        'else from a run now)')
-    args = parser.parse_args(argv)
-    if args.write_docs:
-        lines = saved_lines(Path(args.write_docs))
-        met = lines[-1].endswith(': met')
-    else:
-        lines = []
-        met = run(lines=lines)
-    if args.write_docs is not None:
-        write_docs(lines)
-    return 0 if met else 1
+    """``python -m benchmarks.skel_load [--write-docs [SAVED_OUTPUT]]``: see docs_output.main."""
+    return docs_output.main('skel_load', DOCS, run, __doc__.split('\n\n')[0], argv)
 
 
 if __name__ == '__main__':
