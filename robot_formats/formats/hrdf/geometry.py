@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from robot_formats.core.model import IDENTITY, Pose
+from robot_formats.core.rotations import entries_to_quat
 
 __all__ = ['Quat', 'Vec', 'Q_IDENTITY', 'axis_quat', 'quat_mul', 'rotate', 'compose', 'pose',
            'matrix_quat', 'quat_matrix', 'z_to']
@@ -75,26 +76,9 @@ def pose(t: Vec | None, q: Quat | None) -> Pose:
 
 
 def matrix_quat(m: list[float]) -> Quat:
-    """Quaternion (w >= 0) of a rotation matrix given as 9 floats, row major (Shepperd)."""
-    m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
-    trace = m00 + m11 + m22
-    largest = max(trace, m00, m11, m22)
-    if largest == trace:
-        s = math.sqrt(max(1.0 + trace, 1e-300)) * 2.0
-        w, x, y, z = s * 0.25, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
-    elif largest == m00:
-        s = math.sqrt(max(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
-        w, x, y, z = (m21 - m12) / s, s * 0.25, (m01 + m10) / s, (m02 + m20) / s
-    elif largest == m11:
-        s = math.sqrt(max(1.0 + m11 - m00 - m22, 1e-300)) * 2.0
-        w, x, y, z = (m02 - m20) / s, (m01 + m10) / s, s * 0.25, (m12 + m21) / s
-    else:
-        s = math.sqrt(max(1.0 + m22 - m00 - m11, 1e-300)) * 2.0
-        w, x, y, z = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, s * 0.25
-    norm = math.sqrt(x * x + y * y + z * z + w * w)
-    if w < 0:
-        norm = -norm
-    return (x / norm, y / norm, z / norm, w / norm)
+    """Quaternion (w >= 0) of a rotation matrix given as 9 floats, row major (Shepperd's
+    method: :func:`robot_formats.core.rotations.entries_to_quat`)."""
+    return entries_to_quat(*m)
 
 
 def quat_matrix(q: Quat) -> tuple[Vec, Vec, Vec]:
