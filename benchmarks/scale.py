@@ -27,12 +27,13 @@ joints, frames and a nested model each: 4,000 links, 2,000 moving joints).
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+
+from .tf_stream import generated_urdf
 
 TARGET_P99 = 2e-3
 RATE_HZ = 100.0
@@ -44,26 +45,11 @@ SERVE_TIMEOUT = 60.0
 
 
 def generated_tree(links: int = TREE_LINKS, moving: int = TREE_MOVING, seed: int = 11) -> str:
-    """A URDF tree of ``links`` links; ``moving`` of its joints move, spread evenly."""
-    rng = random.Random(seed)
+    """A URDF tree of ``links`` links; ``moving`` of its joints move, spread evenly; chains of
+    a few dozen links at most (tf2 refuses chains deeper than 1,000)."""
     joints = links - 1
     moving_at = {round(i * joints / moving) + 1 for i in range(moving)}
-    lines = ['<robot name="scale_tree">', '<link name="link0"/>']
-    for index in range(1, links):
-        parent = rng.randrange(index * 4 // 5, index)  # chains of a few dozen links at most
-        kind = rng.choice(['revolute', 'revolute', 'continuous', 'prismatic']) \
-            if index in moving_at else 'fixed'
-        axis = ' '.join(f'{rng.uniform(-1, 1):.6f}' for _ in range(3))
-        xyz = ' '.join(f'{rng.uniform(-0.2, 0.2):.6f}' for _ in range(3))
-        rpy = ' '.join(f'{rng.uniform(-3, 3):.6f}' for _ in range(3))
-        limit = '<limit lower="-2" upper="2" effort="1" velocity="1"/>' \
-            if kind in ('revolute', 'prismatic') else ''
-        lines += [f'<link name="link{index}"/>',
-                  f'<joint name="joint{index}" type="{kind}"><parent link="link{parent}"/>'
-                  f'<child link="link{index}"/><origin xyz="{xyz}" rpy="{rpy}"/>'
-                  f'<axis xyz="{axis}"/>{limit}</joint>']
-    lines.append('</robot>')
-    return '\n'.join(lines)
+    return generated_urdf('scale_tree', links, seed, lambda index: index * 4 // 5, moving_at)
 
 
 def _domain() -> int:

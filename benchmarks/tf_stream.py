@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import rclpy
 
@@ -24,24 +25,33 @@ RATE_HZ = 1000.0
 JOINTS = 100
 
 
-def generated_robot(joints: int = JOINTS, seed: int = 7) -> str:
-    """A URDF tree of ``joints`` revolute/prismatic/continuous joints with random geometry."""
+def generated_urdf(name: str, links: int, seed: int, parent_window: Callable[[int], int],
+                   moving_at: set[int] | None = None) -> str:
+    """A URDF tree of ``links`` links with random geometry: joint ``i`` hangs from a link drawn
+    from ``parent_window(i)`` up to ``i - 1``; it is revolute, continuous or prismatic when
+    ``moving_at`` is None or holds ``i``, else fixed (the scale benchmark's tree)."""
     rng = random.Random(seed)
-    lines = ['<robot name="generated">', '<link name="link0"/>']
-    for index in range(1, joints + 1):
-        parent = rng.randrange(max(0, index - 4), index)
-        kind = rng.choice(['revolute', 'revolute', 'continuous', 'prismatic'])
+    lines = [f'<robot name="{name}">', '<link name="link0"/>']
+    for index in range(1, links):
+        parent = rng.randrange(parent_window(index), index)
+        kind = rng.choice(['revolute', 'revolute', 'continuous', 'prismatic']) \
+            if moving_at is None or index in moving_at else 'fixed'
         axis = ' '.join(f'{rng.uniform(-1, 1):.6f}' for _ in range(3))
         xyz = ' '.join(f'{rng.uniform(-0.2, 0.2):.6f}' for _ in range(3))
         rpy = ' '.join(f'{rng.uniform(-3, 3):.6f}' for _ in range(3))
-        limit = '' if kind == 'continuous' else \
-            '<limit lower="-2" upper="2" effort="1" velocity="1"/>'
+        limit = '<limit lower="-2" upper="2" effort="1" velocity="1"/>' \
+            if kind in ('revolute', 'prismatic') else ''
         lines += [f'<link name="link{index}"/>',
                   f'<joint name="joint{index}" type="{kind}"><parent link="link{parent}"/>'
                   f'<child link="link{index}"/><origin xyz="{xyz}" rpy="{rpy}"/>'
                   f'<axis xyz="{axis}"/>{limit}</joint>']
     lines.append('</robot>')
     return '\n'.join(lines)
+
+
+def generated_robot(joints: int = JOINTS, seed: int = 7) -> str:
+    """A URDF tree of ``joints`` revolute/prismatic/continuous joints with random geometry."""
+    return generated_urdf('generated', joints + 1, seed, lambda index: max(0, index - 4))
 
 
 def _write_robot(directory: str) -> Path:
