@@ -59,7 +59,8 @@ def _file_name(name: str) -> str:
 def _cmd_controllers(args: argparse.Namespace) -> int:
     from robot_formats.runtime.description import Description
     from robot_formats.runtime.ros2_control import (ControlOptions, control_joints,
-                                                    controllers_yaml, urdf_with_ros2_control)
+                                                    controllers_yaml, ros2_control_block,
+                                                    with_block)
     description = Description.load(args.path, world=args.world)
     print_warnings(description)  # a Description carries path, warnings and notes too
     robot = description.urdf_tree.scene.models[0].name
@@ -76,7 +77,7 @@ def _cmd_controllers(args: argparse.Namespace) -> int:
         raise UsageError(err.message) from None
     selection = control_joints(description.urdf_tree, options.joints)
     commanded, mimics = selection.commanded, selection.mimics
-    urdf = urdf_with_ros2_control(description.urdf, description.urdf_tree, options)
+    urdf = with_block(description.urdf, ros2_control_block(robot, commanded, mimics, options))
     controllers = controllers_yaml(robot, commanded, options, source=str(args.path))
     try:
         out.mkdir(parents=True, exist_ok=True)

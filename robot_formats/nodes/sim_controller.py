@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from builtin_interfaces.msg import Duration, Time
+from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTrajectoryControllerState
 from rcl_interfaces.msg import ParameterDescriptor
@@ -39,6 +39,7 @@ from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.task import Future
+from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -65,12 +66,6 @@ def _seconds(duration) -> float:
 def _duration(seconds: float) -> Duration:
     total = round(seconds * 1e9)
     return Duration(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
-
-
-def _stamp(seconds: float):
-    """A builtin_interfaces Time for the clock reading ``seconds``."""
-    total = round(seconds * 1e9)
-    return Time(sec=total // 1_000_000_000, nanosec=total % 1_000_000_000)
 
 
 def _points(msg: JointTrajectory) -> list[jtc.Point]:
@@ -141,16 +136,12 @@ class SimController(Node):
             self.create_subscription(String, 'robot_description', self.description_callback,
                                      LATCHED_QOS)
             self.get_logger().info('waiting for robot_description')
-        update_rate = self._setting('update_rate', self.config and self.config.update_rate)
-        self.create_timer(1.0 / update_rate, self.update)
+        self.create_timer(1.0 / self._rate('update_rate'), self.update)
         self.create_timer(1.0 / positive(self, 'publish_rate'), self.publish_joint_states)
-        self._monitor_period = 1.0 / self._setting(
-            'action_monitor_rate', self.config and self.config.action_monitor_rate)
-        self.allow_partial_joints_goal = bool(self._setting(
-            'allow_partial_joints_goal', self.config and self.config.allow_partial_joints_goal))
-        self.allow_nonzero_velocity_at_trajectory_end = bool(self._setting(
-            'allow_nonzero_velocity_at_trajectory_end',
-            self.config and self.config.allow_nonzero_velocity_at_trajectory_end))
+        self._monitor_period = 1.0 / self._rate('action_monitor_rate')
+        self.allow_partial_joints_goal = self._flag('allow_partial_joints_goal')
+        self.allow_nonzero_velocity_at_trajectory_end = self._flag(
+            'allow_nonzero_velocity_at_trajectory_end')
 
     # --- parameters -------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
@@ -201,15 +192,20 @@ class SimController(Node):
     def _param(self, name: str) -> float:
         return float(self.get_parameter(name).value)
 
-    def _setting(self, name: str, from_file):
-        """The controllers file's value when it states one, else the parameter's (a rate
-        parameter is checked to be positive either way)."""
-        if from_file is None:
-            value = self.get_parameter(name).value
-            return positive(self, name) if name.endswith('rate') else value
-        if name.endswith('rate') and not from_file > 0:
-            raise StartupError(f'controllers_file: {name} must be positive, not {from_file}')
-        return from_file
+    def _stated(self, name: str):
+        """What the controllers file says of the setting ``name`` (the parameter's name and
+        the file's field alike), or None."""
+        return None if self.config is None else getattr(self.config, name)
+
+    def _rate(self, name: str) -> float:
+        """A rate (Hz): the file's (its reader checks it is positive), else the parameter's,
+        checked here."""
+        stated = self._stated(name)
+        return positive(self, name) if stated is None else stated
+
+    def _flag(self, name: str) -> bool:
+        stated = self._stated(name)
+        return bool(self.get_parameter(name).value if stated is None else stated)
 
     def _controllers_file(self, trajectory_ns: str, forward_ns: str
                           ) -> TrajectoryControllerConfig | None:
@@ -481,7 +477,7 @@ class SimController(Node):
         command = self.targets[self._index]
         desired = self._last_desired
         msg = JointTrajectoryControllerState()
-        msg.header.stamp = _stamp(now)
+        msg.header.stamp = Time(nanoseconds=round(now * 1e9)).to_msg()
         msg.joint_names = list(self.joints)
         reference = desired.positions if desired is not None else command
         msg.reference = JointTrajectoryPoint(

@@ -77,6 +77,11 @@ class KeyFrameReducer:
         self.values.append(value)
         self._low, self._high = -math.inf, math.inf
 
+    @property
+    def key_count(self) -> int:
+        """How many key frames :meth:`keys` gives now."""
+        return len(self.frames) + (self._candidate is not None)
+
     def keys(self) -> tuple[tuple[int, ...], tuple[float, ...]]:
         """The key frames so far, the last frame seen included (the recording goes on)."""
         frames, values = list(self.frames), list(self.values)
@@ -194,7 +199,7 @@ class MotionRecorder:
         return max(self._next_frame - 1, 0) * self.frame_period
 
     def stats(self) -> RecordingStats:
-        keys = sum(len(r.keys()[0]) for r in self._reducers) if self._next_frame else 0
+        keys = sum(r.key_count for r in self._reducers)
         return RecordingStats(self.samples, self.dropped, self._next_frame, keys, self.duration)
 
     def motion(self, name: str) -> Motion:

@@ -37,7 +37,7 @@ from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import Joint, JointType
 
 __all__ = ['HARDWARE_PLUGINS', 'INTERFACES', 'ControlJoint', 'ControlOptions', 'control_joints',
-           'ros2_control_block', 'urdf_with_ros2_control', 'controllers_yaml',
+           'ros2_control_block', 'urdf_with_ros2_control', 'with_block', 'controllers_yaml',
            'forward_controller_name', 'GZ_SYSTEM_PLUGIN', 'JointSelection',
            'TrajectoryControllerConfig', 'read_controllers_text', 'read_controllers_file']
 
@@ -217,11 +217,16 @@ def urdf_with_ros2_control(urdf: str, urdf_tree: KinematicTree, options: Control
     """``urdf`` (robot_formats' own URDF text of ``urdf_tree``) with the block added
     (``option``: where ``options.joints`` came from, for the message refusing them)."""
     selection = control_joints(urdf_tree, options.joints, option)
-    commanded, mimics = selection.commanded, selection.mimics
+    return with_block(urdf, ros2_control_block(urdf_tree.scene.models[0].name,
+                                               selection.commanded, selection.mimics, options))
+
+
+def with_block(urdf: str, block: str) -> str:
+    """``urdf`` (robot_formats' own URDF text) with ``block`` (:func:`ros2_control_block`)
+    as the last children of ``<robot>``."""
     end = urdf.rfind('</robot>')
     if end < 0:
         raise InvalidValueError('not a URDF document: no </robot>')
-    block = ros2_control_block(urdf_tree.scene.models[0].name, commanded, mimics, options)
     return urdf[:end] + block + urdf[end:]
 
 
@@ -348,6 +353,14 @@ def _typed(params: dict, key: str, kind: type, what: str, file: str):
     return value
 
 
+def _rate(params: dict, key: str, what: str, file: str) -> float | None:
+    """A rate in Hz, if stated: a positive number."""
+    rate = _typed(params, key, float, what, file)
+    if rate is not None and rate <= 0:
+        raise InvalidValueError(f'{what}.{key} must be positive, not {rate}', file)
+    return rate
+
+
 def _names(params: dict, key: str, what: str, file: str) -> tuple[str, ...] | None:
     value = params.get(key)
     if value is None:
@@ -397,10 +410,7 @@ def read_controllers_text(text: str, trajectory_controller: str = 'joint_traject
                            _typed(entry, 'goal', float, f'{what}.constraints.{joint}', file)))
     forward = _section(document, forward_controller, file)
     manager = _section(document, 'controller_manager', file) or {}
-    rate = _typed(manager, 'update_rate', float, 'controller_manager', file)
-    if rate is not None and rate <= 0:
-        raise InvalidValueError(f'controller_manager.update_rate must be positive, not {rate}',
-                                file)
+    rate = _rate(manager, 'update_rate', 'controller_manager', file)
     return TrajectoryControllerConfig(
         joints=joints,
         forward_joints=_names(forward, 'joints', forward_controller, file) if forward else None,
@@ -408,7 +418,7 @@ def read_controllers_text(text: str, trajectory_controller: str = 'joint_traject
         allow_partial_joints_goal=_typed(jtc, 'allow_partial_joints_goal', bool, what, file),
         allow_nonzero_velocity_at_trajectory_end=_typed(
             jtc, 'allow_nonzero_velocity_at_trajectory_end', bool, what, file),
-        action_monitor_rate=_typed(jtc, 'action_monitor_rate', float, what, file),
+        action_monitor_rate=_rate(jtc, 'action_monitor_rate', what, file),
         goal_time=_typed(constraints, 'goal_time', float, f'{what}.constraints', file),
         stopped_velocity_tolerance=_typed(constraints, 'stopped_velocity_tolerance', float,
                                           f'{what}.constraints', file),

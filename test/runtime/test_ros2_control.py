@@ -78,6 +78,8 @@ def test_the_written_file_reads_back():
     ('controller_manager:\n  ros__parameters: {update_rate: 0}\n'
      'joint_trajectory_controller:\n  ros__parameters: {joints: [a]}\n',
      'update_rate must be positive'),
+    ('joint_trajectory_controller:\n  ros__parameters: {joints: [a], action_monitor_rate: 0}\n',
+     'joint_trajectory_controller.action_monitor_rate must be positive'),
 ])
 def test_a_controllers_file_it_cannot_use_is_refused_with_the_reason(text, message):
     with pytest.raises(InvalidValueError) as raised:
