@@ -23,13 +23,10 @@ import os
 import sys
 from pathlib import Path
 
-import rclpy
 from control_msgs.msg import JointTrajectoryControllerState
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -40,9 +37,8 @@ from robot_formats.core.errors import FormatError
 from robot_formats.formats.xmdi.mapping import ServoMapping
 from robot_formats.formats.xmdi.safety import RobotJoints
 from robot_formats.formats.xmdi.writer import write_xmdi
-from robot_formats.nodes.node_support import (LATCHED_QOS, STOP_POLL, StartupError,
-                                              StopRequest, choice, guarded, joint_states_qos,
-                                              positive, run_node)
+from robot_formats.nodes.node_support import (LATCHED_QOS, StartupError, choice, guarded,
+                                              joint_states_qos, positive, run_node)
 from robot_formats.runtime.recording import DEFAULT_TOLERANCE, MotionRecorder
 
 __all__ = ['MotionRecorderNode', 'main', 'run_record']
@@ -219,31 +215,27 @@ def run_record(output: str, duration: float | None, parameters: dict[str, object
                args: list[str] | None = None) -> int:
     """``robot-formats record``: record from now until ``duration`` seconds of samples (None:
     until Ctrl-C), then write ``output``. Returns the exit code (1: nothing written)."""
-    stop = StopRequest()
-    with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
-        overrides = [Parameter(k, value=v) for k, v in parameters.items()]
-        overrides.append(Parameter('autostart', value=True))
-        try:
-            node = MotionRecorderNode('robot_formats_record', parameter_overrides=overrides)
-        except StartupError as err:
-            print(f'robot-formats record: {err}', file=sys.stderr)
-            return 1
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
+    overrides = [Parameter(k, value=v) for k, v in parameters.items()]
+    overrides.append(Parameter('autostart', value=True))
+
+    def make_node() -> MotionRecorderNode:
+        node = MotionRecorderNode('robot_formats_record', parameter_overrides=overrides)
         print(f'recording {node.topic} (Ctrl-C to stop)' if duration is None else
               f'recording {node.topic} for {duration:g} s', file=sys.stderr, flush=True)
-        while not stop.requested and rclpy.ok():
-            executor.spin_once(timeout_sec=STOP_POLL)
-            recorder = node.recorder
-            if duration is not None and recorder is not None and \
-                    recorder.duration >= duration:
-                break
+        return node
+
+    def recorded_enough(node: MotionRecorderNode) -> bool:
+        recorder = node.recorder
+        return duration is not None and recorder is not None and recorder.duration >= duration
+
+    def write(node: MotionRecorderNode) -> int:
         request = StopRecording.Request(output_file=os.path.abspath(output))
         response = node._stop(request, StopRecording.Response(), keeps=False)
-        executor.shutdown()
-        node.destroy_node()
-    print(response.message, file=sys.stderr if not response.success else sys.stdout)
-    return 0 if response.success else 1
+        print(response.message, file=sys.stdout if response.success else sys.stderr)
+        return 0 if response.success else 1
+
+    return run_node('robot-formats record', make_node, args, before_destroy=write,
+                    until=recorded_enough)
 
 
 if __name__ == '__main__':

@@ -78,12 +78,14 @@ STOP_POLL = 0.05
 
 def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = None, *,
              make_executor: Callable[[], Executor] | None = None,
-             before_destroy: Callable[[Node], None] | None = None,
-             refused: tuple[type, ...] = ()) -> int:
+             before_destroy: Callable[[Node], int | None] | None = None,
+             refused: tuple[type, ...] = (),
+             until: Callable[[Node], bool] | None = None) -> int:
     """Every node's ``main``: initialise rclpy, build the node (a :class:`StartupError`, an
     rclpy ParameterException or one of ``refused`` ends it with exit 1 and the reason on
-    stderr), spin it until Ctrl-C / SIGTERM / an external shutdown, then ``before_destroy``
-    (e.g. a statistics line) and destroy it: exit 0.
+    stderr), spin it until Ctrl-C / SIGTERM / an external shutdown (or ``until(node)`` is
+    true), then ``before_destroy`` (e.g. a statistics line, or writing what the node made; an
+    int it returns is the exit code) and destroy it: exit 0.
 
     SIGINT and SIGTERM only *request* the stop (:class:`StopRequest`): nothing is interrupted
     half-way. A KeyboardInterrupt raised into the middle of the node's start-up (an import of
@@ -92,6 +94,7 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
     pieces of work of the executor (at most :data:`STOP_POLL` later); the context is still
     valid for ``before_destroy``."""
     stop = StopRequest()
+    code: int | None = None
     try:
         with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             try:
@@ -104,16 +107,17 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
             try:
                 while not stop.requested and rclpy.ok():
                     executor.spin_once(timeout_sec=STOP_POLL)
+                    if until is not None and until(node):
+                        break
             except ExternalShutdownException:
                 pass
             ignore_further_interrupts()
-            if before_destroy is not None:
-                before_destroy(node)
+            code = before_destroy(node) if before_destroy is not None else None
             executor.shutdown()
             node.destroy_node()
     except ExternalShutdownException:
         pass
-    return 0
+    return code or 0
 
 
 class StopRequest:
