@@ -43,8 +43,9 @@ from robot_formats.formats.skel.joints import RawJoint, read_joint
 from robot_formats.formats.skel.rigid import IDENTITY_POSE, Rigid, compose, inverse, to_pose
 from robot_formats.formats.skel.shapes import (mesh_bounds, read_geometry, shape_inertia,
                                                shape_volume, soft_body)
-from robot_formats.formats.skel.values import (IDENTITY, Ctx, boolean, child, index,
-                                               number, require, transformation, vector, warn)
+from robot_formats.formats.skel.values import (IDENTITY, Ctx, boolean, child, index, number,
+                                               require, tagged_children, transformation, vector,
+                                               warn)
 
 __all__ = ['read_skel', 'parse_skel_element']
 
@@ -71,12 +72,7 @@ def parse_skel_element(root: etree._Element, file: str | None,
     models: list[Model] = []
     taken: set[str] = set()
     physics = None
-    for element in world:  # one pass: the skeletons in order, the first <physics>
-        tag = element.tag
-        if tag.__class__ is not str:  # a comment or processing instruction
-            continue
-        if tag[0] == '{':
-            tag = tag.rpartition('}')[2]
+    for tag, element in tagged_children(world):  # one pass: the skeletons, the first <physics>
         if tag == 'skeleton':
             name = _unique(element.get('name', 'skeleton'), taken)
             models.append(_skeleton(ctx, element, name))
@@ -121,12 +117,7 @@ def _body_parts(element: etree._Element
     :func:`~.values.index`) and its shape elements in document order."""
     kids: dict[str, etree._Element] = {}
     holders: list[tuple[str, etree._Element]] = []
-    for sub in element:
-        tag = sub.tag
-        if tag.__class__ is not str:  # a comment or processing instruction
-            continue
-        if tag[0] == '{':
-            tag = tag.rpartition('}')[2]
+    for tag, sub in tagged_children(element):
         if tag in _SHAPE_HOLDERS:
             holders.append((tag, sub))
         if tag not in kids:
@@ -143,12 +134,7 @@ def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._E
     soft: SoftBody | None = None
     for tag, holder in holders:
         frame_el = color_el = geometry_el = None  # the first of each
-        for sub in holder:
-            part = sub.tag
-            if part.__class__ is not str:  # a comment or processing instruction
-                continue
-            if part[0] == '{':
-                part = part.rpartition('}')[2]
+        for part, sub in tagged_children(holder):
             if part == 'geometry':
                 if geometry_el is None:
                     geometry_el = sub
@@ -239,12 +225,7 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
     kids: dict[str, etree._Element] = {}  # one pass: the first child of each name, all bodies
     body_elements: list[etree._Element] = []  # and joints
     joint_elements: list[etree._Element] = []
-    for sub in element:
-        tag = sub.tag
-        if tag.__class__ is not str:  # a comment or processing instruction
-            continue
-        if tag[0] == '{':
-            tag = tag.rpartition('}')[2]
+    for tag, sub in tagged_children(element):
         if tag == 'body':
             body_elements.append(sub)
         elif tag == 'joint':

@@ -33,8 +33,8 @@ from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, G
 from robot_formats.formats.urdf.reader import mesh_uri
 from robot_formats.core.xmlsafe import local_name
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, translation
-from robot_formats.formats.skel.values import (Ctx, child, children, number, require, vector,
-                                               warn)
+from robot_formats.formats.skel.values import (Ctx, child, children, number, require,
+                                               tagged_children, vector, warn)
 
 __all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
            'MeshBounds', 'MultiSphere', 'Pyramid', 'soft_body', 'SHAPE_PRIORITY']
@@ -140,12 +140,8 @@ def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | N
     if geometry is None:
         require(ctx, holder, 'geometry')  # raises
     shape = kind = None
-    for sub in geometry:  # type: ignore[union-attr]  # most geometries: one known shape
-        tag = sub.tag
-        if tag.__class__ is not str:  # a comment or processing instruction
-            continue
-        if tag[0] == '{':
-            tag = tag.rpartition('}')[2]
+    # most geometries: one known shape
+    for tag, sub in tagged_children(geometry):  # type: ignore[arg-type]
         if shape is not None or tag not in _SHAPES:
             shape = None  # anything else: the full rules (priority, warnings)
             break

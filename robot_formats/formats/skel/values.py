@@ -19,8 +19,8 @@ from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.xmlsafe import floats, leading_numbers, local_name
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, from_xyz_euler
 
-__all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'index', 'require', 'number', 'vector',
-           'transformation', 'boolean', 'warn']
+__all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'index', 'tagged_children', 'require',
+           'number', 'vector', 'transformation', 'boolean', 'warn']
 
 
 class Ctx:
@@ -47,6 +47,18 @@ def warn(ctx: Ctx, message: str, line: int | None, code: str) -> None:
     ctx.warnings.append(Diagnostic(message, ctx.file, line, code))
 
 
+def tagged_children(element: etree._Element) -> Iterator[tuple[str, etree._Element]]:
+    """(local name, child) of each child element, in document order: comments and processing
+    instructions skipped, a namespace dropped from the name (DART reads any)."""
+    for sub in element:
+        tag = sub.tag
+        if tag.__class__ is not str:  # a comment or processing instruction
+            continue
+        if tag[0] == '{':
+            tag = tag.rpartition('}')[2]
+        yield tag, sub
+
+
 def child(element: etree._Element, tag: str) -> etree._Element | None:
     """The first child element named ``tag`` in any or no namespace, or None (a loop over the
     children: ``iterchildren('{*}tag')`` builds a tag matcher per call, which costs more than
@@ -64,12 +76,7 @@ def index(element: etree._Element) -> dict[str, etree._Element]:
     children (what :func:`child` returns, for elements asked about several tags: a dict lookup
     per tag instead of a scan per tag)."""
     kids: dict[str, etree._Element] = {}
-    for sub in element:
-        tag = sub.tag
-        if tag.__class__ is not str:  # a comment or processing instruction
-            continue
-        if tag[0] == '{':
-            tag = tag.rpartition('}')[2]
+    for tag, sub in tagged_children(element):
         if tag not in kids:
             kids[tag] = sub
     return kids
