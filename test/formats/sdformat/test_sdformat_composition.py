@@ -17,6 +17,7 @@ import pytest
 from robot_formats.core.errors import FormatError
 from robot_formats.formats import load
 from robot_formats.core.transforms import rpy_to_rotation
+from sdf_testlib import sdf, write
 
 FIXTURES = Path(__file__).parent / 'fixtures'
 
@@ -39,17 +40,6 @@ def frames_of(path: Path | str, sdf_config=None) -> dict[str, np.ndarray]:
 
 def assert_pose(got: np.ndarray, expected: np.ndarray, what: str = '') -> None:
     assert np.allclose(got, expected, atol=1e-9), f'{what}\n{got}\n!=\n{expected}'
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def sdf(body: str, version: str = '1.8') -> str:
-    return f'<?xml version="1.0"?>\n<sdf version="{version}">\n{body}\n</sdf>\n'
 
 
 # --- proposal example 1: weld arm and gripper -----------------------------------------------------

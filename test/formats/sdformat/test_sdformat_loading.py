@@ -21,17 +21,7 @@ from robot_formats.formats import load
 from robot_formats.formats.sdformat.reader import SdfLoader
 from robot_formats.core.xmlsafe import read_xml
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-def sdf(body: str, version: str = '1.8') -> str:
-    return f'<?xml version="1.0"?>\n<sdf version="{version}">\n{body}\n</sdf>\n'
+from sdf_testlib import sdf, write
 
 
 def about_z(angle: float, xyz=(0.0, 0.0, 0.0)) -> np.ndarray:
