@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +26,7 @@ HRDF_TESTS = Path(__file__).resolve().parents[1] / 'formats' / 'hrdf'
 if str(HRDF_TESTS) not in sys.path:
     sys.path.insert(0, str(HRDF_TESTS))
 
+import hebi_oracle  # noqa: E402
 from hrdf_goldens import (GOLDENS, element_names, end_effector_elements,  # noqa: E402
                           output_frame_names, source_of)
 
@@ -63,12 +63,7 @@ GEARED_DOFS = ['base_yaw', 'reducer', 'slide', 'spin', 'actuator_7']
 
 def _hebi_frames(path: Path, configurations: list[list[float]], tmp: Path) -> list[dict]:
     """hebi-py's forward kinematics of ``path`` (in a subprocess: see hebi_oracle.py)."""
-    jobs = tmp / 'jobs.json'
-    jobs.write_text(json.dumps([{'path': str(path), 'q': q} for q in configurations]))
-    run = subprocess.run([sys.executable, str(HRDF_TESTS / 'hebi_oracle.py'), str(jobs)],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
-    answers = json.loads(run.stdout.strip().splitlines()[-1])
+    answers = hebi_oracle.ask([{'path': str(path), 'q': q} for q in configurations], tmp, 120)
     assert all(a['ok'] for a in answers), answers
     return [a['frames'] for a in answers]
 

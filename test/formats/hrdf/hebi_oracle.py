@@ -3,6 +3,7 @@ minutes on some inputs, so never in the test process) and return its frames as J
 
 Usage: python hebi_oracle.py SPEC.json  (SPEC: [{"path": ..., "q": [...]}, ...])
 Prints one JSON list: per file {"ok", "error", "frames": {kind: [4x4...]}, "masses"}.
+Tests call :func:`ask`, which runs this script so.
 """
 
 from __future__ import annotations
@@ -10,7 +11,20 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import subprocess
 import sys
+from pathlib import Path
+
+
+def ask(jobs: list[dict], folder: Path, timeout: float = 180) -> list[dict]:
+    """HEBI's answer to each job (``{"path", "q"}``), from this script in a subprocess; the
+    jobs are written to ``folder``."""
+    spec = Path(folder) / 'hebi_jobs.json'
+    spec.write_text(json.dumps(jobs))
+    run = subprocess.run([sys.executable, __file__, str(spec)], capture_output=True, text=True,
+                         timeout=timeout)
+    assert run.returncode == 0, f'hebi_oracle.py failed:\n{run.stderr[-2000:]}'
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:

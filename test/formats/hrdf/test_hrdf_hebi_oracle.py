@@ -5,14 +5,12 @@ output, input, COM and end-effector frame within 1e-6 at a random configuration,
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import hebi_oracle
 from kit_generator import generate
 from robot_formats.formats import load
 from robot_formats.core.transforms import pose_to_matrix
@@ -35,12 +33,7 @@ def oracle(tmp_path_factory) -> dict:
         q = np.random.default_rng(seed).uniform(-2, 2, kit.dofs)
         jobs.append({'path': str(path), 'q': q.tolist()})
         kits[seed] = (kit, path, q)
-    spec = folder / 'jobs.json'
-    spec.write_text(json.dumps(jobs))
-    run = subprocess.run([sys.executable, str(Path(__file__).with_name('hebi_oracle.py')),
-                          str(spec)], capture_output=True, text=True, timeout=180)
-    assert run.returncode == 0, run.stderr[-2000:]
-    answers = json.loads(run.stdout.strip().splitlines()[-1])
+    answers = hebi_oracle.ask(jobs, folder)
     return {seed: (*kits[seed], answer) for (seed, _, _), answer in zip(KITS, answers)}
 
 

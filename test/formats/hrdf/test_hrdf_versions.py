@@ -8,14 +8,11 @@ HEBI runs in one subprocess (hebi_oracle.py); nothing here is our own number.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+import hebi_oracle
 from robot_formats.core import errors as E
 from robot_formats.formats import load
 
@@ -87,12 +84,7 @@ def verdicts(tmp_path_factory) -> dict:
         paths[(feature, version)] = path
         dofs = body.count('<actuator') + body.count('<joint') + body.count('<include')
         jobs.append({'path': str(path), 'q': [0.3, -0.7, 0.2, 0.4, 0.9, -0.1][:dofs]})
-    spec = folder / 'jobs.json'
-    spec.write_text(json.dumps(jobs))
-    run = subprocess.run([sys.executable, str(Path(__file__).with_name('hebi_oracle.py')),
-                          str(spec)], capture_output=True, text=True, timeout=180)
-    assert run.returncode == 0, run.stderr[-2000:]
-    answers = json.loads(run.stdout.strip().splitlines()[-1])
+    answers = hebi_oracle.ask(jobs, folder)
     return {case: (paths[case], job['q'], answer)
             for case, job, answer in zip(CASES, jobs, answers)}
 
