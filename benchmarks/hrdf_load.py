@@ -32,7 +32,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from . import docs_output
+from . import docs_output, floor
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'hrdf'
 ROUNDS = 5
@@ -116,16 +116,23 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
     hebi: dict[Path, list[float]] = {kit: [] for kit in kits}
     ours: dict[Path, list[float]] = {kit: [] for kit in kits}
     parse: dict[Path, list[float]] = {kit: [] for kit in kits}
+    floors = {kit: floor.Floor(kit, robot_formats.load(kit).scene) for kit in kits}
+    reads: dict[Path, list[float]] = {kit: [] for kit in kits}
+    makes: dict[Path, list[float]] = {kit: [] for kit in kits}
     timer = HebiTimer()
     try:
         for kit in kits:  # warm: one untimed import each side (HEBI's on its first request)
             robot_formats.load(kit)
             parse_hrdf_file(kit, [])
+            floors[kit].read()
+            floors[kit].make()
         for _ in range(ROUNDS):
             for kit in kits:
                 hebi[kit] += timer.samples(kit, BATCH)
                 ours[kit] += _samples(lambda: robot_formats.load(kit), BATCH)  # noqa: B023
                 parse[kit] += _samples(lambda: parse_hrdf_file(kit, []), BATCH)  # noqa: B023
+                reads[kit] += _samples(floors[kit].read, BATCH)
+                makes[kit] += _samples(floors[kit].make, BATCH)
     finally:
         timer.close()
 
@@ -138,20 +145,30 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
           f'side and kit ({ROUNDS} interleaved rounds of {BATCH}), both sides warm')
     print(f'  ratio = robot_formats / hebi-py; target: load() median ≤ {TARGET_MEDIAN}×, '
           f'worst ≤ {TARGET_WORST}×')
+    print('  floor = read: the file read and parsed, every element and attribute taken once '
+          '+ objects: the model\'s links, joints and frames made; nothing checked or computed '
+          '(benchmarks/floor.py: the least a reader of this design does)')
     print(f'  {"kit":58s} {"hebi ms":>8s} {"load ms":>8s} {"ratio":>6s} {"parse ms":>8s} '
-          f'{"ratio":>6s}')
-    ratios, parse_ratios = [], []
+          f'{"ratio":>6s} {"floor ms":>8s} {"ratio":>6s}')
+    ratios, parse_ratios, floor_ratios, read_ratios = [], [], [], []
     for kit in kits:
         theirs = statistics.median(hebi[kit])
         load = statistics.median(ours[kit])
         parse_only = statistics.median(parse[kit])
+        read_part = statistics.median(reads[kit])
+        lowest = read_part + statistics.median(makes[kit])
         ratios.append(load / theirs)
         parse_ratios.append(parse_only / theirs)
+        floor_ratios.append(lowest / theirs)
+        read_ratios.append(read_part / theirs)
         print(f'  {str(kit.relative_to(CORPUS)):58s} {theirs * 1e3:8.3f} {load * 1e3:8.3f} '
-              f'{load / theirs:6.2f} {parse_only * 1e3:8.3f} {parse_only / theirs:6.2f}')
+              f'{load / theirs:6.2f} {parse_only * 1e3:8.3f} {parse_only / theirs:6.2f} '
+              f'{lowest * 1e3:8.3f} {lowest / theirs:6.2f}')
     median, worst = statistics.median(ratios), max(ratios)
     print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; parse only: median '
-          f'{statistics.median(parse_ratios):.2f}, worst {max(parse_ratios):.2f} (N = {n})')
+          f'{statistics.median(parse_ratios):.2f}, worst {max(parse_ratios):.2f}; floor: median '
+          f'{statistics.median(floor_ratios):.2f}, worst {max(floor_ratios):.2f}, of which read: '
+          f'median {statistics.median(read_ratios):.2f}, worst {max(read_ratios):.2f} (N = {n})')
     met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
     print(f'  target median ≤ {TARGET_MEDIAN}×, worst ≤ {TARGET_WORST}× HEBI: '
           f'{"met" if met else "MISSED"}')

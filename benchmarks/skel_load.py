@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import docs_output
+from . import docs_output, floor
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'skel'
 REPEATS = 15              #: samples per side and file (N of the median)
@@ -135,17 +135,23 @@ class Subject:
         self.path, self.count = path, count
         self.load = lambda: robot_formats.load(path)
         self.parse = lambda: read_skel(path, [])
-        self.samples: tuple[list[float], list[float], list[float]] = ([], [], [])
+        self.floor = floor.Floor(path, robot_formats.load(path).scene)
+        #: DART's, load()'s, read_skel()'s, and the two parts of the floor's samples
+        self.samples: tuple[list[float], ...] = ([], [], [], [], [])
 
     def sample(self, dart: DartTimer) -> None:
         """One sample of each side, back to back."""
-        theirs, ours, parsed = self.samples
+        theirs, ours, parsed, read, made = self.samples
         theirs.append(dart.seconds(self.path, self.count))
         ours.append(_seconds(self.load, self.count))
         parsed.append(_seconds(self.parse, self.count))
+        read.append(_seconds(self.floor.read, self.count))
+        made.append(_seconds(self.floor.make, self.count))
 
-    def medians(self) -> tuple[float, float, float]:
-        return tuple(statistics.median(s) for s in self.samples)  # type: ignore[return-value]
+    def medians(self) -> tuple[float, float, float, float]:
+        """DART's, load()'s, read_skel()'s and the floor's (its two parts added) medians."""
+        theirs, ours, parsed, read, made = (statistics.median(s) for s in self.samples)
+        return theirs, ours, parsed, read + made
 
 
 def subject(path: Path, dart: DartTimer) -> Subject | None:
@@ -155,6 +161,8 @@ def subject(path: Path, dart: DartTimer) -> Subject | None:
     made = Subject(path, 1)
     made.load()  # warm: ours
     made.parse()
+    made.floor.read()
+    made.floor.make()
     first = min(_seconds(made.load, 1), dart.seconds(path, 1))
     made.count = max(1, math.ceil(BATCH_SECONDS / max(first, 1e-7)))
     return made
@@ -177,9 +185,12 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
           'of the two sides interleaved (in pairs, in N rounds over all files), both warm')
     print(f'  ratio = robot_formats / dartpy readWorld; target: median ≤ {TARGET_MEDIAN}, '
           f'worst ≤ {TARGET_WORST}')
+    print('  floor = the file read and parsed, every element and attribute taken once, and the '
+          'model\'s links, joints and frames made; nothing checked or computed '
+          '(benchmarks/floor.py: the least a reader of this design does)')
     print(f'  {"file":62s} {"dart ms":>8s} {"load ms":>8s} {"ratio":>6s} {"parse ms":>8s} '
-          f'{"ratio":>6s}')
-    ratios, parse_ratios = [], []
+          f'{"ratio":>6s} {"floor ms":>8s} {"ratio":>6s}')
+    ratios, parse_ratios, floor_ratios = [], [], []
     dart = DartTimer()
     try:
         subjects = [made for made in (subject(path, dart) for path in files) if made is not None]
@@ -189,17 +200,20 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
     finally:
         dart.close()
     for made in subjects:
-        theirs, ours, parse = made.medians()
+        theirs, ours, parse, lowest = made.medians()
         ratios.append(ours / theirs)
         parse_ratios.append(parse / theirs)
+        floor_ratios.append(lowest / theirs)
         print(f'  {str(made.path.relative_to(CORPUS))[-62:]:62s} {theirs * 1e3:8.3f} '
-              f'{ours * 1e3:8.3f} {ours / theirs:6.2f} {parse * 1e3:8.3f} {parse / theirs:6.2f}')
+              f'{ours * 1e3:8.3f} {ours / theirs:6.2f} {parse * 1e3:8.3f} {parse / theirs:6.2f} '
+              f'{lowest * 1e3:8.3f} {lowest / theirs:6.2f}')
     median, worst = statistics.median(ratios), max(ratios)
     print(f'  {len(ratios)} files, N = {REPEATS}; {sum(r <= TARGET_WORST for r in ratios)} '
           f'within {TARGET_WORST}×, {sum(r <= TARGET_MEDIAN for r in ratios)} within '
           f'{TARGET_MEDIAN}×')
     print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; read_skel() alone: median '
-          f'{statistics.median(parse_ratios):.2f}, worst {max(parse_ratios):.2f}')
+          f'{statistics.median(parse_ratios):.2f}, worst {max(parse_ratios):.2f}; floor: median '
+          f'{statistics.median(floor_ratios):.2f}, worst {max(floor_ratios):.2f}')
     met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
     print(f'  target median ≤ {TARGET_MEDIAN}× and worst ≤ {TARGET_WORST}× DART: '
           f'{"met" if met else "MISSED"}')
