@@ -39,8 +39,9 @@ from the run's own results. Benchmarks (issue targets in brackets, :data:`TARGET
   list_objects of the same node, server time and round trip p99 [≤ 3× the trivial p99];
   4 client processes sending a mix of services at 500 requests/s in total for 30 s [no failure].
 
-* ``first_tf``: from process start of ``ros2 launch robot_formats {display,world,problem}.launch.py``
-  to a tf2_ros Buffer resolving every frame [≤ 1.5 s].
+* ``first_tf``: from process start of
+  ``ros2 launch robot_formats {display,world,problem}.launch.py`` to a tf2_ros Buffer resolving
+  every frame [≤ 1.5 s].
 * ``cli_check``: ``robot-formats check`` of a small URDF in a fresh process [≤ 0.15 s].
 
 * ``scale_tree``: a generated 5,000-link URDF tree (1,000 moving joints) served by a real

@@ -176,7 +176,8 @@ def _stream(side: _Side, motions: Path, directory: str, rate: float, seconds: fl
         print(f'  {rate:6g} Hz: realtime_priority {priority} was refused by the system')
         met = False
     scheduling = f'SCHED_FIFO {priority}' if priority else 'normal scheduling'
-    print(f'  {rate:6g} Hz, {scheduling}, {len(receipts)} commands: publish − schedule p50 {p50:.3f} ms, '
+    print(f'  {rate:6g} Hz, {scheduling}, {len(receipts)} commands: publish − schedule p50 '
+          f'{p50:.3f} ms, '
           f'p99 {p99:.3f} ms, max {worst:.3f} ms [target p99 ≤ {TARGET_P99_MS:g} ms: '
           f'{"met" if met else "MISSED"}]')
     print(f'  {"":6} receipt in this process vs k/rate (jitter): p50 '
@@ -206,12 +207,13 @@ def _trajectory(side: _Side, motions: Path, directory: str, keys: list[int]) -> 
             for reverse in (False, True):
                 count = len(received)
                 # the trajectory is sent when the play starts: cancel then (the motion is long)
-                result = side.play(60.0, lambda: len(received) > count, motion_name='keys',
+                result = side.play(60.0, lambda count=count: len(received) > count,
+                                   motion_name='keys',
                                    speed_factor=speed, reverse=reverse)
                 if 'canceled' not in result.message:
                     print(f'  trajectory: speed {speed:g} reverse {reverse}: {result.message}')
                     return False
-                side.spin_until(lambda: len(received) >= count + 2, 10.0,
+                side.spin_until(lambda count=count: len(received) >= count + 2, 10.0,
                                 'the trajectory and the hold trajectory sent on cancel')
                 frames = [keys[-1] - f for f in reversed(keys)] if reverse else keys
                 times = [p.time_from_start.sec * 10 ** 9 + p.time_from_start.nanosec

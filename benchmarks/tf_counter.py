@@ -42,7 +42,8 @@ def main() -> int:
                 depth=10000, reliability=ReliabilityPolicy.RELIABLE), raw=True)
             print('ready', flush=True)
             deadline = time.monotonic() + limit
-            while time.monotonic() < deadline and not (count > 100 and time.monotonic() - last > 1.5):
+            while time.monotonic() < deadline and not (
+                    count > 100 and time.monotonic() - last > 1.5):
                 rclpy.spin_once(node, timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass

@@ -147,7 +147,8 @@ def run_sustained(seconds: float = 5.0) -> bool:
                 counter.wait(timeout=seconds + 60.0)
             except subprocess.TimeoutExpired:
                 counter.send_signal(signal.SIGINT)
-            report = json.loads((counter.communicate(timeout=30)[0] or '{}').strip().splitlines()[-1])
+            output = counter.communicate(timeout=30)[0] or '{}'
+            report = json.loads(output.strip().splitlines()[-1])
             node.send_signal(signal.SIGINT)
             try:
                 log = node.communicate(timeout=20)[1]
@@ -164,7 +165,8 @@ def run_sustained(seconds: float = 5.0) -> bool:
     print(f'  sent {sent} JointState in {elapsed:.2f} s ({rate:.0f} Hz): the node processed '
           f'{processed_stream} and published {published_stream} /tf messages (node CPU {cpu:.0%} '
           f'of one core); a third process received {received} ({received / max(sent, 1):.1%}: '
-          'what DDS delivers on /tf, KEEP_LAST 100 as tf2_ros, with three processes on two cores)')
+          'what DDS delivers on /tf, KEEP_LAST 100 as tf2_ros, with three processes on two cores; '
+          f'its CPU {counter_cpu:.0%} of one core)')
     return rate >= 0.98 * RATE_HZ and processed_stream >= sent and published_stream >= sent
 
 
