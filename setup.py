@@ -6,8 +6,9 @@ from glob import glob
 from setuptools import find_packages, setup
 
 package_name = 'robot_formats'
-# The real source directory: colcon runs `setup.py develop` from build/robot_formats through a symlink,
-# and the file lists below must come from the sources, not from what an earlier build left there.
+# The real source directory: colcon runs `setup.py develop` from build/robot_formats through a
+# symlink, and the file lists below must come from the sources, not from what an earlier build
+# left there.
 here = os.path.dirname(os.path.realpath(__file__))
 
 # package.xml is the single source of the version.

@@ -23,7 +23,8 @@ def generate_launch_description() -> LaunchDescription:
     arguments = [
         DeclareLaunchArgument(
             'description_file',
-            default_value=PathJoinSubstitution([share, 'examples', 'urdf', 'arm_with_gripper.urdf']),
+            default_value=PathJoinSubstitution([share, 'examples', 'urdf',
+                                                'arm_with_gripper.urdf']),
             description='robot or world file in any format robot_formats reads (URDF, SDFormat, '
                         'HRDF, SKEL, xacro)'),
         DeclareLaunchArgument('namespace', default_value='',

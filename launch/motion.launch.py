@@ -24,7 +24,8 @@ def generate_launch_description() -> LaunchDescription:
     arguments = [
         DeclareLaunchArgument(
             'description_file',
-            default_value=PathJoinSubstitution([share, 'examples', 'urdf', 'arm_with_gripper.urdf']),
+            default_value=PathJoinSubstitution([share, 'examples', 'urdf',
+                                                'arm_with_gripper.urdf']),
             description='robot file in any format robot_formats reads'),
         DeclareLaunchArgument(
             'motion_files',

@@ -35,8 +35,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('strict', default_value='false',
                               description="refuse the spec page's typos instead of warning"),
         DeclareLaunchArgument('publish_frequency', default_value='10.0',
-                              description="the most /tf messages (Hz) per robot joint-state source (0: one per "
-                                          'joint_states message)'),
+                              description='the most /tf messages (Hz) per robot joint-state '
+                                          'source (0: one per joint_states message)'),
         DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
         DeclareLaunchArgument(
             'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'problem.rviz']),

@@ -27,7 +27,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -164,7 +163,7 @@ def play_and_measure(domain: int, nodes: Nodes) -> bool:
 
     try:
         spin_until(lambda: client.server_is_ready() and samples, 'motion_player and joint_states')
-        for attempt in range(200):  # the player may not have robot_description yet
+        for _attempt in range(200):  # the player may not have robot_description yet
             requested = time.time()
             goal = client.send_goal_async(PlayMotion.Goal(motion_name=MOTION))
             spin_until(goal.done, 'the play goal response')
@@ -174,7 +173,7 @@ def play_and_measure(domain: int, nodes: Nodes) -> bool:
             if answer.error_code != PlayMotion.Result.NO_ROBOT_MODEL:
                 break
             retry_at = time.monotonic() + 0.2
-            spin_until(lambda: time.monotonic() >= retry_at, 'a retry')
+            spin_until(lambda retry_at=retry_at: time.monotonic() >= retry_at, 'a retry')
         end = requested + model.duration + 1.0
         spin_until(lambda: samples[-1][0] >= end, 'joint_states after the motion')
     finally:

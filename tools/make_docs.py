@@ -1,7 +1,8 @@
 """Regenerate the committed pictures in docs/images/ from the bundled examples (`make docs`).
 
-Every picture is drawn by robot_formats.presentation.render exactly as `robot-formats render` draws it, so the
-documentation shows what the tool produces. The curated pictures below are posed for the tour;
+Every picture is drawn by robot_formats.presentation.render exactly as `robot-formats render`
+draws it, so the documentation shows what the tool produces. The curated pictures below are
+posed for the tour;
 every other bundled example (any file under examples/ that loads with a kinematic tree, the same
 list `python -m benchmarks --only render` times) gets a smaller picture at its initial
 configuration, named after its path (examples/skel/quadruped.skel -> skel_quadruped.png), so a

@@ -101,7 +101,7 @@ class PickAndPlace:
             rclpy.spin_once(self.node, timeout_sec=0.05)
 
     def wait_for_nodes(self) -> None:
-        for name, client in self.services.items():
+        for _name, client in self.services.items():
             self.spin_until(client.service_is_ready, f'the service {client.srv_name}')
         self.spin_until(self.player.server_is_ready, 'the motion_player play action')
         self.spin_until(lambda: self.velocities is not None, f'/{self.args.robot}/joint_states')
@@ -145,7 +145,7 @@ class PickAndPlace:
                     time.monotonic() > deadline:
                 raise Failure(f'play {motion}: {result.message} (code {result.error_code})')
             retry = time.monotonic() + 0.2
-            self.spin_until(lambda: time.monotonic() >= retry, 'a retry')
+            self.spin_until(lambda retry=retry: time.monotonic() >= retry, 'a retry')
 
     def tf_pose(self, frame: str) -> np.ndarray:
         """X_world_frame as TF has it now (the latest data)."""

@@ -6,7 +6,8 @@ kind ``document``: ``robot_formats.read_document`` (every registered format, kin
 what `check` runs)
 and, for scenes, ``robot_formats.load``, the URDF writer (``convert``) and forward kinematics at
 the initial configuration (``frames``); kind ``tmp-mapping``: a TMP configuration mapping
-(``load_mapping``); kind ``servo-map``: an XMDI servo mapping (``ServoMapping.from_yaml``). The answer classifies the outcome:
+(``load_mapping``); kind ``servo-map``: an XMDI servo mapping (``ServoMapping.from_yaml``). The
+answer classifies the outcome:
 
 * ``{"outcome": "ok"}`` — read;
 * ``{"outcome": "format_error", "type", "file", "line", "message"}`` — the documented refusal;

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from shared_data import shared
 
-from robot_formats.core.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose, Scene,
-                                 dof_names)
+from robot_formats.core.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose,
+                                      Scene, dof_names)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / 'test' / 'fixtures'

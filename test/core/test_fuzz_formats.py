@@ -9,9 +9,9 @@ it, so that relative references still resolve and the readers get deep into the 
 
 Mutations: byte flips, truncation, element deletion/duplication/renaming/moving, attribute
 deletion and (textual) duplication, values transplanted from elsewhere in the document (name
-collisions, cycles, self-references), number mangling (NaN, ±inf, huge, tiny, malformed, hexadecimal),
-very long and non-ASCII values, and deep nesting (an element nested in copies of itself, and
-deeply parenthesised numbers).
+collisions, cycles, self-references), number mangling (NaN, ±inf, huge, tiny, malformed,
+hexadecimal), very long and non-ASCII values, and deep nesting (an element nested in copies of
+itself, and deeply parenthesised numbers).
 
 For every mutant, ``read_document`` (what ``robot-formats check`` runs; for scenes also
 ``load``) either succeeds or raises the FormatError family with a file and a sentence; never
@@ -380,9 +380,9 @@ def copies(tmp_path_factory) -> Path:
 
 
 def _write_random_kits(folder: Path, count: int = 21) -> None:
-    """HRDF kits from test/formats/hrdf/kit_generator.py (every element kind, all versions, formulas,
-    rotations, includes): denser in formulas and rotations than the corpus kits, where the
-    corpus fuzzing found nothing but these found a hang and a crash."""
+    """HRDF kits from test/formats/hrdf/kit_generator.py (every element kind, all versions,
+    formulas, rotations, includes): denser in formulas and rotations than the corpus kits, where
+    the corpus fuzzing found nothing but these found a hang and a crash."""
     sys.path.insert(0, str(ROOT / 'test' / 'formats' / 'hrdf'))
     try:
         from kit_generator import generate

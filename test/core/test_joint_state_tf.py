@@ -1,5 +1,5 @@
-"""robot_formats.runtime.tf_solver.JointStateTf: the joint_states rules every TF-publishing node shares
-(description_publisher, problem_server), without ROS.
+"""robot_formats.runtime.tf_solver.JointStateTf: the joint_states rules every TF-publishing node
+shares (description_publisher, problem_server), without ROS.
 
 On examples/urdf/arm_with_gripper.urdf (5 DoF; finger_right mimics finger_left): a message sets
 the DoFs it names and moves the edges they drive (mimic followers included); a malformed

@@ -12,7 +12,8 @@ import pytest
 import robot_formats
 from robot_formats import KinematicTree
 from robot_formats.core.kinematics import joint_motion
-from robot_formats.core.model import (IDENTITY, Joint, JointType, Link, Model, Pose, Scene, dof_names)
+from robot_formats.core.model import (IDENTITY, Joint, JointType, Link, Model, Pose, Scene,
+                                      dof_names)
 from robot_formats.formats.urdf import lower
 
 from rf_testlib import (ALL_KINDS, ONE_DOF_CHAIN_KINDS, TOL, assert_check_urdf, hom, inv,

@@ -76,7 +76,8 @@ def generated_urdf(seed: int, n_links: int = 9, planar_floating: bool = True) ->
             + '\n'.join(parts[i] for i in order) + '\n</robot>\n')
 
 
-GENERATED = [0, 1, 2, 3, 4, 15, 50]  # 15 and 50: mimic chains (j7 -> j3 -> j2; j8 -> j3 -> j2 -> j1)
+# 15 and 50: mimic chains (j7 -> j3 -> j2; j8 -> j3 -> j2 -> j1)
+GENERATED = [0, 1, 2, 3, 4, 15, 50]
 
 
 def test_generated_documents_hold_mimic_chains():

@@ -16,8 +16,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from tf2_msgs.msg import TFMessage
 
-from .harness import Launcher
+from .harness import TF_STATIC_QOS, Launcher
 
 
 BLOCK = 25
@@ -79,3 +80,13 @@ def launcher(allocate_domain, tmp_path):
     launcher = Launcher(allocate_domain, tmp_path)
     yield launcher
     launcher.close()
+
+
+@pytest.fixture(scope='module')
+def tf_static(server):
+    """/tf_static of the module's ``server`` fixture (a test_problem_server.Server), subscribed
+    once it has sent a message; shared by test_problem_server.py and test_problem_server_robots.py.
+    """
+    inbox = server.side.subscribe(TFMessage, '/tf_static', TF_STATIC_QOS)
+    server.side.spin_until(lambda: len(inbox), what='/tf_static', process=server.process)
+    return inbox

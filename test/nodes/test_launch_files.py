@@ -125,7 +125,7 @@ class LaunchRun:
                  me, node.name, node.namespace)),
         ]
         for kind, expected, query in kinds:
-            def present() -> bool:
+            def present(query=query, expected=expected) -> bool:
                 found = {name: set(types) for name, types in query()}
                 return all(t in found.get(name, ()) for name, t in expected.items())
 
@@ -158,7 +158,8 @@ class LaunchRun:
             lambda: all(buffer.can_transform(root, f, latest) for f in frames),
             what=f'tf2 resolving {len(frames)} frames from {root!r}', process=self.process,
             every=every)
-        poses = {f: transform_matrix(buffer.lookup_transform(root, f, latest).transform) for f in frames}
+        poses = {f: transform_matrix(buffer.lookup_transform(root, f, latest).transform)
+                 for f in frames}
         listener.unregister()
         return poses
 
@@ -232,7 +233,7 @@ def check_rviz_config(run: LaunchRun, config: str) -> None:
     topics = rviz_topics(SHARE / 'config' / config)
     assert topics, f'{config}: no display reads a topic'
     for display, topic in topics:
-        run.side.spin_until(lambda: run.side.node.count_publishers(topic) >= 1,
+        run.side.spin_until(lambda topic=topic: run.side.node.count_publishers(topic) >= 1,
                             what=f'{config}: a publisher of {topic} (display {display!r})',
                             process=run.process)
 
@@ -265,7 +266,8 @@ DISPLAYED = [
     pytest.param('world.launch.py', SHARE / 'examples' / 'sdf' / 'workcell.sdf',
                  id='sdf-world-defaults'),
     pytest.param('world.launch.py',
-                 ROOT / 'test' / 'formats' / 'sdformat' / 'fixtures' / 'node' / 'composed_world.sdf',
+                 ROOT / 'test' / 'formats' / 'sdformat' / 'fixtures' / 'node'
+                 / 'composed_world.sdf',
                  id='sdf-nested-composed'),
 ]
 

@@ -3,8 +3,8 @@ action server, the checks that keep a bad play from moving anything, cancel, and
 
 Independent references: key-frame interpolation and trajectory times are recomputed here from
 the XMDI text written by the test (:func:`expected_positions`, :func:`expected_ns`), never with
-robot_formats.formats.xmdi; the action-mode server is the real sim_controller node (kinematic mode) or a
-FollowJointTrajectory server written here that fails with a chosen error code.
+robot_formats.formats.xmdi; the action-mode server is the real sim_controller node (kinematic
+mode) or a FollowJointTrajectory server written here that fails with a chosen error code.
 
 Cubic mode is checked where an independent value exists: the points at a servo's own key frames
 (and holds) carry the key values, and the trajectory starts and ends at rest.
@@ -515,7 +515,8 @@ def test_action_mode_relays_the_controller_error_code(module_launcher, motion_fi
     outcome = player.play('short', lambda msg: feedback.append(msg.feedback))
     assert_rejected(outcome, Result.CONTROLLER_ERROR, 'error_code -4',
                     'shoulder_pan left its path tolerance')
-    assert outcome.result.controller_error_code == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED
+    assert (outcome.result.controller_error_code
+            == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED)
     assert outcome.result.controller_error_string == 'shoulder_pan left its path tolerance'
     assert len(received) == 1 and [ns_of(p.time_from_start) for p in received[0].points] == [
         expected_ns(f) for f in key_frames('short')]

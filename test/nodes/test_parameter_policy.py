@@ -1,8 +1,8 @@
 """One policy for bad parameters, in every node (docs/nodes.md, node_support.run_node): a value
 the node cannot use is refused at start-up: the process exits 1 with a sentence naming the
 parameter, and no traceback. Rates and periods carry their range in the parameter descriptor
-(rclpy refuses values outside it, here and at set time); choices are checked by the node. Started as users start them (``ros2 run`` runs the same
-``main``)."""
+(rclpy refuses values outside it, here and at set time); choices are checked by the node.
+Started as users start them (``ros2 run`` runs the same ``main``)."""
 
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import Marker, MarkerArray
 
-from .harness import (DESCRIPTION_QOS, ROOT, TF_QOS, TF_STATIC_QOS, compose, edges_of,
-                      quat_to_matrix, transform_matrix)
+from .harness import (DESCRIPTION_QOS, ROOT, TF_QOS, compose, edges_of, quat_to_matrix,
+                      transform_matrix)
 
 KITCHEN = ROOT / 'examples' / 'tmp' / 'kitchen.xml'
 NODE = 'problem_server'
@@ -81,13 +81,6 @@ class Server:
 @pytest.fixture(scope='module')
 def server(module_launcher):
     return Server(module_launcher, KITCHEN, 'problem_server_kitchen')
-
-
-@pytest.fixture(scope='module')
-def tf_static(server):
-    inbox = server.side.subscribe(TFMessage, '/tf_static', TF_STATIC_QOS)
-    server.side.spin_until(lambda: len(inbox), what='/tf_static', process=server.process)
-    return inbox
 
 
 def latest_static(server, inbox, after: int = 0) -> dict:
@@ -296,7 +289,8 @@ def test_bad_requests_are_answered_and_the_node_keeps_serving(server, service, f
     assert server.process.alive()
 
 
-def test_a_bad_problem_file_is_reported_and_every_service_says_so(module_launcher, tmp_path_factory):
+def test_a_bad_problem_file_is_reported_and_every_service_says_so(module_launcher,
+                                                                  tmp_path_factory):
     bad = tmp_path_factory.mktemp('bad') / 'bad.xml'
     bad.write_text('<problem><objects><obj><name>x</name><pose>1 2 3</pose></obj></objects>'
                    '</problem>')

@@ -86,7 +86,8 @@ class Follower(Server):
                              process=self.process)
         for robot, publisher in self.publishers.items():  # ours, problem_server's, the others'
             self.side.spin_until(
-                lambda: publisher.get_subscription_count() >= 2 + len(extra_nodes),
+                lambda publisher=publisher: (publisher.get_subscription_count()
+                                             >= 2 + len(extra_nodes)),
                 what=f'problem_server subscribing /{robot}/joint_states', process=self.process)
 
     def _create_clients(self, node) -> None:

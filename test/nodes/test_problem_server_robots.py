@@ -15,8 +15,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from .harness import DESCRIPTION_QOS, ROOT, TF_QOS, compose, edges_of
-from .test_problem_server import (Server, latest_static, pose_matrix, rodrigues, row_major,
-                                  tf_static)  # noqa: F401 - tf_static is a fixture used here
+from .test_problem_server import Server, latest_static, pose_matrix, rodrigues, row_major
 
 EXAMPLES = ROOT / 'examples' / 'tmp'
 TOL = 1e-9

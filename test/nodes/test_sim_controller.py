@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 
@@ -74,7 +73,8 @@ def test_mujoco_body_poses_equal_pinocchio_forward_kinematics():
         mujoco_poses = robot.body_poses()
         assert set(mujoco_poses) == {'shoulder_link', 'upper_arm_link', 'forearm_link',
                                      'wrist_link', 'left_finger', 'right_finger'}
-        reference = pinocchio_forward(urdf_bytes, urdf_joint_values(urdf_bytes, dict(zip(JOINTS, q))),
+        reference = pinocchio_forward(urdf_bytes,
+                                      urdf_joint_values(urdf_bytes, dict(zip(JOINTS, q))),
                                       list(mujoco_poses))
         for name, pose in mujoco_poses.items():
             error = float(np.max(np.abs(pose - reference[name])))
@@ -96,7 +96,8 @@ def _numeric_derivative(trajectory: jtc.Trajectory, t: float, h: float = 1e-6) -
 
 @pytest.mark.parametrize('kind', ['linear', 'cubic', 'quintic'])
 def test_spline_segments_meet_their_boundary_conditions(kind: str):
-    p0, p1, v0, v1, a0, a1 = [0.2, -1.0], [1.0, 0.5], [0.3, -0.2], [-0.4, 0.1], [1.0, 0.0], [-2.0, 3.0]
+    p0, p1, v0, v1 = [0.2, -1.0], [1.0, 0.5], [0.3, -0.2], [-0.4, 0.1]
+    a0, a1 = [1.0, 0.0], [-2.0, 3.0]
     vel = {'linear': ((), ()), 'cubic': (v0, v1), 'quintic': (v0, v1)}[kind]
     acc = (a0, a1) if kind == 'quintic' else ((), ())
     points = [jtc.Point(1.0, p0, vel[0], acc[0]), jtc.Point(3.0, p1, vel[1], acc[1])]

@@ -3,8 +3,8 @@
 The world has two skeletons and every multi-DoF joint kind (free, ball, euler zyx and xyz,
 planar in an arbitrary plane and in xy, translational, universal) plus revolute and weld joints,
 joint frames offset from the child body, init_pos on every moving joint, and physics settings.
-dartpy 6.20 reads the same file in a subprocess (test/formats/skel/dart_oracle.py: DART can crash, so
-never in this process) and gives its generalized coordinates and body transforms:
+dartpy 6.20 reads the same file in a subprocess (test/formats/skel/dart_oracle.py: DART can
+crash, so never in this process) and gives its generalized coordinates and body transforms:
 
 * robot_description passes check_urdf and has a link per DART body, ``<skeleton>::<body>``;
 * the node's own /joint_states (publish_joint_states) names one coordinate per DART DoF, in

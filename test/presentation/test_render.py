@@ -1,4 +1,5 @@
-"""``robot-formats render`` and robot_formats.presentation.render: pictures that show what the model says.
+"""``robot-formats render`` and robot_formats.presentation.render: pictures that show what the
+model says.
 
 References: the geometry of the fixtures (a red block on a +x slider must appear right of the
 fixed blue block, further at a larger opening), trimesh's own reading of the bundled meshes for
@@ -21,7 +22,7 @@ from PIL import Image
 import robot_formats
 from robot_formats.presentation import render
 from robot_formats.core.errors import FormatError
-from robot_formats.core.model import Box, Cone, Capsule, Cylinder, Ellipsoid, Mesh, Plane, Sphere
+from robot_formats.core.model import Box, Cone, Capsule, Cylinder, Ellipsoid, Plane, Sphere
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / 'fixtures'
@@ -319,7 +320,8 @@ def test_invalid_model_exits_1_with_the_loader_sentence(tmp_path):
     (['-o', '{tmp}/x.png', '--size', 'big'], 2, '--size'),
     (['-o', '{tmp}/x.png', '--set', 'nope=1'], 2, "'nope' is not a degree of freedom"),
     (['-o', '{tmp}/x.png', '--up', 'w'], 1, "up axis 'w'"),
-    (['-o', '{tmp}/x.png', '--problem-overlays', 'grasps'], 1, 'problem overlays need a TMP problem file'),
+    (['-o', '{tmp}/x.png', '--problem-overlays', 'grasps'], 1,
+     'problem overlays need a TMP problem file'),
     (['-o', '{tmp}/x.png', '--problem-overlays', 'wheels'], 2, "unknown overlay 'wheels'"),
 ])
 def test_bad_render_arguments(tmp_path, args, code, message):

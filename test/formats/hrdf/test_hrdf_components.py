@@ -29,8 +29,9 @@ from robot_formats.formats.urdf.writer import urdf_string
 COMPONENTS = json.loads((GOLDENS / 'components.json').read_text())
 TOL = 1e-6
 
-#: HebiRobotics/hebi_description urdf/components/actuator.xacro @81cb88f4a671d6d0ee0d2c92329ef710a06f07a1,
-#: the <inertia> blocks (ixx ixy ixz iyy iyz izz); T5 carries the X5 block, T8 the X8 block.
+#: HebiRobotics/hebi_description urdf/components/actuator.xacro
+#: @81cb88f4a671d6d0ee0d2c92329ef710a06f07a1, the <inertia> blocks (ixx ixy ixz iyy iyz izz); T5
+#: carries the X5 block, T8 the X8 block.
 HEBI_DESCRIPTION_ACTUATOR_INERTIA = {
     'X5': (0.00015, 0.0000341, 0.0000118, 0.000255, 0.00000229, 0.000350),
     'X8': (0.000246, 0.0000444, 0.0000266, 0.000380, 0.00000422, 0.000463),

@@ -14,7 +14,8 @@ import pytest
 from lxml import etree
 
 from robot_formats.core.errors import InvalidValueError
-from robot_formats.formats.hrdf.formula import FormulaError, evaluate, is_plain_number, leading_number
+from robot_formats.formats.hrdf.formula import (FormulaError, evaluate, is_plain_number,
+                                                leading_number)
 from robot_formats.formats.hrdf.geometry import quat_matrix
 from robot_formats.formats.hrdf.values import Attrs
 from robot_formats.formats.hrdf.versions import Version
@@ -111,7 +112,8 @@ def test_leading_number_reads_like_strtod(text: str, value: float) -> None:
 
 # --- attributes: versions, rotations, translations, enums ----------------------------------
 
-def _attrs(version: Version = Version(1, 6, 0), **values: str) -> tuple[Attrs, list]:
+def _attrs(version: Version = Version(1, 6, 0),  # noqa: B008 - a frozen dataclass: shared as is
+           **values: str) -> tuple[Attrs, list]:
     element = etree.fromstring('<rigid-body/>')
     for key, value in values.items():
         element.set(key, value)

@@ -27,8 +27,10 @@ from rf_testlib import pinocchio_forward  # noqa: E402  (pinocchio reference, sh
 from shared_data import shared  # noqa: E402  (shared/ beside the clone)
 
 FIXTURES = Path(__file__).parent / 'fixtures'
-SKEL = shared('corpus', 'skel', 'dartsim_dart', 'data', 'skel', 'test', 'double_pendulum_with_ground.skel')
-SKEL_GOLDEN = shared('goldens', 'skel', 'dartsim_dart', 'data', 'skel', 'test', 'double_pendulum_with_ground.skel.json')
+SKEL = shared('corpus', 'skel', 'dartsim_dart', 'data', 'skel', 'test',
+              'double_pendulum_with_ground.skel')
+SKEL_GOLDEN = shared('goldens', 'skel', 'dartsim_dart', 'data', 'skel', 'test',
+                     'double_pendulum_with_ground.skel.json')
 HRDF = shared('corpus', 'hrdf', 'hebi_description', 'config', 'arms', 'hrdf', 'A-2085-03.hrdf')
 
 

@@ -24,16 +24,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from robot_formats.core.errors import UnsupportedError
+from robot_formats.formats import load
+from robot_formats.core.model import JointType, Model, dof_names
+from robot_formats.formats.urdf.writer import urdf_string
 from skel_world_generator import JOINT_TYPES, PLANES, generate
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parents[1] / 'core') not in sys.path:  # rf_testlib: pinocchio and URDF helpers
     sys.path.insert(0, str(HERE.parents[1] / 'core'))
 from rf_testlib import pinocchio_forward, urdf_joint_values  # noqa: E402
-from robot_formats.core.errors import UnsupportedError
-from robot_formats.formats import load
-from robot_formats.core.model import JointType, Model, dof_names
-from robot_formats.formats.urdf.writer import urdf_string
 
 ORACLE = HERE / 'dart_oracle.py'
 SEEDS = list(range(80))

@@ -23,7 +23,8 @@ IDENTITY = '1 0 0 0 0 1 0 0 0 0 1 0'
 
 def problem(objects: str, robots: str = '', extra: str = '') -> str:
     """A document whose line 1 is <problem>, objects starting on line 3."""
-    return f'<problem>\n<objects>\n{objects}</objects>\n<robots>\n{robots}</robots>\n{extra}</problem>\n'
+    return (f'<problem>\n<objects>\n{objects}</objects>\n<robots>\n{robots}</robots>\n'
+            f'{extra}</problem>\n')
 
 
 def obj(name: str = 'box', pose: str = IDENTITY, body: str = '') -> str:
@@ -114,7 +115,8 @@ def test_other_syntax_errors_are_not_repaired(tmp_path):
     with pytest.raises(errors.XmlSyntaxError):
         read_problem(path)
     done = cli('check', str(path))
-    assert done.returncode == 1 and 'malformed XML' in done.stderr and 'Traceback' not in done.stderr
+    assert (done.returncode == 1 and 'malformed XML' in done.stderr
+            and 'Traceback' not in done.stderr)
 
 
 # --- one test per class of malformed input ----------------------------------------------------
@@ -125,7 +127,8 @@ TWO_PARENTS = (obj('a', body='<attachments><name>c</name></attachments>\n')
 CYCLE = (obj('a', body='<attachments><name>b</name></attachments>\n')
          + obj('b', body='<attachments><name>c</name></attachments>\n')
          + obj('c', body='<attachments><name>a</name></attachments>\n'))
-SOP = '<sop>\n<template>1 0 0 0 1 0 0 0 1</template>\n<axis>0 0 1</axis>\n<distance>{}</distance>\n</sop>\n'
+SOP = ('<sop>\n<template>1 0 0 0 1 0 0 0 1</template>\n<axis>0 0 1</axis>\n'
+       '<distance>{}</distance>\n</sop>\n')
 POLYGON = '<pssp>\n{}</pssp>\n'
 
 

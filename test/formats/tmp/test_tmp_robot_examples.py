@@ -3,8 +3,8 @@ scara_packing.xml (an SDFormat model).
 
 References, all independent of robot_formats: the file's numbers through plain matrix products
 (row-major 3x4 poses, Rodrigues), hebi-py's forward kinematics of the HRDF kit (in a
-subprocess, as test/formats/hrdf does), and the SCARA's forward kinematics written out by hand from its
-SDF file.
+subprocess, as test/formats/hrdf does), and the SCARA's forward kinematics written out by hand
+from its SDF file.
 """
 
 from __future__ import annotations

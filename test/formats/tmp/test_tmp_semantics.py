@@ -19,7 +19,8 @@ import pytest
 
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.formats import read_problem
-from robot_formats.formats.tmp.semantics import (ProblemState, grasp_samples, placements, problem_scene)
+from robot_formats.formats.tmp.semantics import (ProblemState, grasp_samples, placements,
+                                                 problem_scene)
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / 'examples' / 'tmp'

@@ -130,7 +130,7 @@ def urdf_joints(urdf_text: str) -> dict[str, UrdfJoint]:
         limit, mimic = element.find('limit'), element.find('mimic')
         kind = element.get('type')
 
-        def bound(key: str) -> float | None:
+        def bound(key: str, limit=limit, kind=kind) -> float | None:
             if limit is None or kind != 'revolute' and kind != 'prismatic':
                 return None
             return float(limit.get(key, 0.0))

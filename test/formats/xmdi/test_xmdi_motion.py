@@ -16,7 +16,8 @@ import pytest
 from robot_formats.core.errors import DuplicateNameError, InvalidValueError, SchemaError
 from robot_formats.formats.xmdi import (Motion, MotionModel, Playback, PlayOptions, ServoMapping,
                                 ServoTrack, read_xmdi)
-from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play, check_trajectory
+from robot_formats.formats.xmdi.safety import (MotionRejected, RobotJoints, check_play,
+                                               check_trajectory)
 from robot_formats.formats.xmdi.playback import TrajectoryPoint
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from robot_formats.core.errors import DuplicateNameError, InvalidValueError, SchemaError, UnsupportedError
+from robot_formats.core.errors import (DuplicateNameError, InvalidValueError, SchemaError,
+                                       UnsupportedError)
 from robot_formats.formats import load, read_document
 from robot_formats.formats.xmdi import Motion, MotionDocument, ServoTrack, read_xmdi, xmdi_string
 
@@ -110,7 +111,8 @@ INVALID = {
     'duplicate_motion': ('<xmdi><motions>\n<motion name="m"><servo name="a"><position>0</position>'
                          '<frames>0</frames></servo></motion>\n<motion name="m"><servo name="a">'
                          '<position>0</position><frames>0</frames></servo></motion>\n'
-                         '</motions></xmdi>', DuplicateNameError, 3, "motion name 'm' is used twice"),
+                         '</motions></xmdi>', DuplicateNameError, 3,
+                         "motion name 'm' is used twice"),
     'servo_without_name': ('<xmdi><motions><motion name="m">\n<servo>\n<position>0</position>'
                            '<frames>0</frames></servo></motion></motions></xmdi>',
                            SchemaError, 2, 'needs a "name" attribute'),
@@ -173,8 +175,9 @@ def test_malformed_xml_and_entities_are_refused_by_xmlsafe(tmp_path):
 # --- variants: accepted, same data, one warning per unexpected name ------------------------
 
 VARIANT_CASE = CANONICAL.replace('<xmdi>', '<XMDI>').replace('</xmdi>', '</XMDI>').replace(
-    'motions>', 'Motions>').replace('<motion ', '<Motion ').replace('</motion>', '</Motion>').replace(
-    'servo', 'Servo').replace('position>', 'Position>').replace('frames>', 'Frames>')
+    'motions>', 'Motions>').replace('<motion ', '<Motion ').replace(
+    '</motion>', '</Motion>').replace('servo', 'Servo').replace(
+    'position>', 'Position>').replace('frames>', 'Frames>')
 
 VARIANT_NAMES = """<?xml version="1.0"?>
 <motiondata>
