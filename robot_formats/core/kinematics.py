@@ -20,7 +20,7 @@ from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidVa
                                        ReferenceError, StructureError)
 from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.model import (IDENTITY, WORLD, Frame, Joint, JointType, Link, Mimic, Model,
-                                      Pose, Scene, dof_names)
+                                      Pose, Scene, dof_names, field_filler)
 from robot_formats.core.transforms import (axis_angle, exp_rotvec, invert, matrix_to_pose,
                                            normalized, pose_to_inverse_matrix, pose_to_matrix)
 
@@ -69,10 +69,17 @@ def _replacer(cls: type, changed: tuple[str, ...]) -> Callable:
     if unknown:
         raise TypeError(f'{cls.__name__} has no field {sorted(unknown)[0]!r}')
     parameters = ''.join(f', _{name}' for name in changed)
-    arguments = ', '.join(f'_{name}' if name in changed else f'obj.{name}' for name in names)
-    namespace: dict[str, object] = {'_cls': cls}
-    exec(f'def replace(obj{parameters}):\n    return _cls({arguments})\n',  # noqa: S102
-         namespace)  # our own text, as dataclasses itself makes functions
+    values = [f'_{name}' if name in changed else f'obj.{name}' for name in names]
+    filler = field_filler(cls)
+    namespace: dict[str, object] = {'_cls': cls, '_filler': filler, '_new': object.__new__}
+    if filler is None:
+        body = f'    return _cls({", ".join(values)})\n'
+    else:  # filled as a plain object, then given its class (see core.model._quicker_inits)
+        body = ('    new = _new(_filler)\n'
+                + ''.join(f'    new.{name} = {value}\n' for name, value in zip(names, values))
+                + '    new.__class__ = _cls\n    return new\n')
+    exec(f'def replace(obj{parameters}):\n{body}',  # noqa: S102 - our own text, as
+         namespace)  # dataclasses itself makes functions
     function = _REPLACERS[(cls, *changed)] = namespace['replace']  # type: ignore[assignment]
     return function  # type: ignore[return-value]
 

@@ -443,13 +443,21 @@ class Scene:
 
 def _quicker_inits(classes: tuple[type, ...]) -> None:
     """Give these frozen dataclasses an ``__init__`` that does what the generated one does (the
-    same parameters, defaults and field assignments) with ``object.__setattr__`` bound once
-    instead of looked up per field (a slot's own descriptor setter where the class has slots):
-    half the time per object, and readers make thousands.
+    same parameters, defaults and field assignments) at a fraction of its cost: readers make
+    thousands of these objects per load.
+
+    A frozen class refuses attribute assignment in its ``__setattr__``, so the generated
+    ``__init__`` calls ``object.__setattr__`` per field. The quicker one calls each slot's own
+    descriptor setter (bound once, no look-up per call); a class with many fields instead lends
+    the object, for the time of its assignments, to its :func:`field_filler` (the same slots,
+    so the same memory layout, which lets Python switch an object's class; assignments to a plain
+    class's slots are the interpreter's quickest), then gives it back its class. An object of a
+    subclass, whose layout may differ, is always filled through the setters.
     A field with a default factory gets a new value per object when not given, as the generated
     ``__init__`` does. One ``exec`` per call (import time matters to the CLI)."""
     lines: list[str] = []
-    values: dict[str, object] = {'_set': object.__setattr__, '_factory': _FACTORY}
+    values: dict[str, object] = {'_set': object.__setattr__, '_factory': _FACTORY,
+                                 '_type': type}  # (a field may be named type)
     for index, cls in enumerate(classes):
         names, parameters, made = [], [], []
         for item in fields(cls):
@@ -467,6 +475,14 @@ def _quicker_inits(classes: tuple[type, ...]) -> None:
                 parameters.append(f'{item.name}=_d{index}_{item.name}')
         lines.append(f'def _init{index}(self, {", ".join(parameters)}):')
         lines.extend(made)
+        filler = field_filler(cls)
+        if filler is not None and len(names) >= _LEND_FROM_FIELDS:
+            values[f'_c{index}'], values[f'_l{index}'] = cls, filler
+            lines.append(f'    if _type(self) is _c{index}:')
+            lines.append(f'        _set(self, "__class__", _l{index})')
+            lines.extend(f'        self.{name} = {name}' for name in names)
+            lines.append(f'        self.__class__ = _c{index}')
+            lines.append('        return')
         for name in names:
             slot = cls.__dict__.get(name)
             if type(slot) is _MEMBER:  # a slot's own setter: no attribute look-up per call
@@ -479,6 +495,27 @@ def _quicker_inits(classes: tuple[type, ...]) -> None:
         init = values[f'_init{index}']
         init.__qualname__ = f'{cls.__qualname__}.__init__'  # type: ignore[attr-defined]
         type.__setattr__(cls, '__init__', init)
+
+
+#: Fewer fields than this: two class switches cost more than the setters they save.
+_LEND_FROM_FIELDS = 6
+
+
+def field_filler(cls: type) -> type | None:
+    """A plain class with ``cls``'s slots, to fill a new ``cls`` object's fields with ordinary
+    assignments before giving it its class (see :func:`_quicker_inits`); None for a class
+    whose fields are not exactly its own slots. Made once per class: the class holds it."""
+    filler = cls.__dict__.get('_field_filler')
+    if filler is not None:
+        return filler
+    slots = cls.__dict__.get('__slots__')
+    names = tuple(item.name for item in fields(cls)) if dataclasses.is_dataclass(cls) else ()
+    if slots is None or tuple(slots) != names or cls.__bases__ != (object,) or not all(
+            type(cls.__dict__.get(name)) is _MEMBER for name in names):
+        return None
+    filler = type(f'_{cls.__name__}Fields', (), {'__slots__': tuple(slots)})
+    type.__setattr__(cls, '_field_filler', filler)
+    return filler
 
 
 _MEMBER = types.MemberDescriptorType  # a slot's descriptor

@@ -318,6 +318,40 @@ def test_quicker_inits_do_what_the_generated_ones_do() -> None:
     assert quicker >= 26
 
 
+def test_objects_filled_through_a_lent_class_are_ordinary_frozen_objects() -> None:
+    """The model classes with many fields are filled through their field filler (same slots,
+    class switched back): the object is of its own class, frozen, equal and hashing as one
+    made field by field; a subclass' object (another layout) keeps its class and gets every
+    field; the filler adds no field; the tree's copies are made the same way."""
+    from robot_formats.core.model import field_filler
+    lent = [cls for cls in _model_classes()
+            if field_filler(cls) is not None and len(dataclasses.fields(cls)) >= 6]
+    assert Joint in lent and Link in lent
+    for cls in lent:
+        fields = dataclasses.fields(cls)
+        given = [object() for _ in fields]
+        made = cls(*given)
+        assert type(made) is cls and '_field_filler' not in {f.name for f in fields}
+        filled = object.__new__(cls)
+        for item, value in zip(fields, given):
+            object.__setattr__(filled, item.name, value)
+        assert made == filled and hash(made) == hash(filled)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, fields[-1].name, 1)
+
+        class Derived(cls):  # type: ignore[misc, valid-type]
+            pass
+        derived = Derived(*given)
+        assert type(derived) is Derived
+        assert all(getattr(derived, f.name) is v for f, v in zip(fields, given))
+    joint = Joint('j', JointType.REVOLUTE, 'a', 'b', line=2)
+    copy = _replace(joint, name='m::j', parent='m::a', child='m::b')
+    assert type(copy) is Joint and copy == dataclasses.replace(
+        joint, name='m::j', parent='m::a', child='m::b')
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        copy.name = 'x'  # type: ignore[misc]
+
+
 def test_a_world_joint_whose_child_is_the_world_is_refused_not_looped_on() -> None:
     """Readers refuse it first (SDFormat: 'the child cannot be "world"'; SKEL ignores the
     joint, as DART); a scene built in Python used to make the frame-order walk loop forever."""
