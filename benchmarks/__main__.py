@@ -3,8 +3,10 @@
     python -m benchmarks [--only NAME] [--seconds S]
     python -m benchmarks --targets      # the targets as a Markdown table (README's)
 
-Every run ends with a Markdown table of the benchmarks run, their targets and verdicts, made
-from the run's own results. Benchmarks (issue targets in brackets, :data:`TARGETS` in short):
+Each benchmark runs in a Python process of its own, so that none measures in a heap, with
+modules and threads, that the ones before it left. Every run ends with a Markdown table of the
+benchmarks run, their targets and verdicts, made from the run's own results. Benchmarks
+(issue targets in brackets, :data:`TARGETS` in short):
 
 * ``urdf_load``: load parser_urdf_atlas.urdf with robot_formats, pinocchio and urdfdom in this
   run, thread CPU time, interleaved, median of N [≤ 1× urdfdom's parseURDF].
@@ -60,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 
 from . import (first_tf, hrdf_load, motion_stream, problem_server, render, scale,
@@ -119,21 +122,37 @@ def main(argv: list[str] | None = None) -> int:
                         help='duration of the sustained-rate run')
     parser.add_argument('--targets', action='store_true',
                         help='print the targets as a Markdown table and exit')
+    parser.add_argument('--in-this-process', metavar='NAME', choices=sorted(BENCHMARKS),
+                        help='run one benchmark in this process, without the summary (how the '
+                        'runner starts each one); exit status 1 when its target is missed')
     args = parser.parse_args(argv)
     if args.targets:
         print(targets_table())
         return 0
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # DDS never leaves this machine
     os.environ.setdefault('ROS_DOMAIN_ID', str(150 + os.getpid() % 50))
+    if args.in_this_process:
+        return 0 if BENCHMARKS[args.in_this_process](seconds=args.seconds) else 1
     verdicts: dict[str, bool] = {}
     for name in args.only or BENCHMARKS:
         print(f'\n== {name}', flush=True)
-        verdicts[name] = bool(BENCHMARKS[name](seconds=args.seconds))
+        verdicts[name] = _run_alone(name, args.seconds)
     failed = [name for name, met in verdicts.items() if not met]
     print('\n' + targets_table(verdicts))
     print(f'\nbenchmarks missing their target: {", ".join(failed)}' if failed
           else '\nall benchmark targets met')
     return 1 if failed else 0
+
+
+def _run_alone(name: str, seconds: float) -> bool:
+    """Run benchmark ``name`` in a Python process of its own (its output passed through), so
+    that what it measures never depends on the benchmarks that ran before it: the objects a
+    garbage collection walks, the modules and threads other references left behind. True
+    when its target is met (exit status 0)."""
+    command = [sys.executable, '-m', 'benchmarks', '--in-this-process', name,
+               '--seconds', str(seconds)]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return subprocess.run(command, cwd=root, check=False).returncode == 0
 
 
 if __name__ == '__main__':
