@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import builtins
 import os
+import statistics
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-__all__ = ['load_average', 'kept_print', 'write_docs', 'saved_lines', 'main']
+__all__ = ['load_average', 'kept_print', 'ratio_columns', 'spread', 'write_docs', 'saved_lines',
+           'main']
 
 
 def load_average() -> str:
@@ -32,6 +34,18 @@ def kept_print(lines: list[str] | None) -> Callable[..., None]:
         if lines is not None:
             lines.append(text)
     return print_line
+
+
+def ratio_columns(reference: float, times: Sequence[float]) -> str:
+    """A per-file row's numbers: the reference's time, then each of ours and its ratio to the
+    reference (seconds in, milliseconds out)."""
+    return ' '.join([f'{reference * 1e3:8.3f}']
+                    + [f'{time * 1e3:8.3f} {time / reference:6.2f}' for time in times])
+
+
+def spread(ratios: Sequence[float]) -> str:
+    """'median M, worst W' of a column of ratios, as the summary lines print them."""
+    return f'median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}'
 
 
 def _markers(name: str) -> tuple[str, str]:

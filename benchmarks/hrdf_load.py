@@ -150,25 +150,22 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
           '(benchmarks/floor.py: the least a reader of this design does)')
     print(f'  {"kit":58s} {"hebi ms":>8s} {"load ms":>8s} {"ratio":>6s} {"parse ms":>8s} '
           f'{"ratio":>6s} {"floor ms":>8s} {"ratio":>6s}')
-    ratios, parse_ratios, floor_ratios, read_ratios = [], [], [], []
+    # ratios to HEBI: load(), parse only, the floor, the floor's read part
+    columns: tuple[list[float], ...] = ([], [], [], [])
     for kit in kits:
         theirs = statistics.median(hebi[kit])
-        load = statistics.median(ours[kit])
-        parse_only = statistics.median(parse[kit])
         read_part = statistics.median(reads[kit])
-        lowest = read_part + statistics.median(makes[kit])
-        ratios.append(load / theirs)
-        parse_ratios.append(parse_only / theirs)
-        floor_ratios.append(lowest / theirs)
-        read_ratios.append(read_part / theirs)
-        print(f'  {str(kit.relative_to(CORPUS)):58s} {theirs * 1e3:8.3f} {load * 1e3:8.3f} '
-              f'{load / theirs:6.2f} {parse_only * 1e3:8.3f} {parse_only / theirs:6.2f} '
-              f'{lowest * 1e3:8.3f} {lowest / theirs:6.2f}')
+        times = (statistics.median(ours[kit]), statistics.median(parse[kit]),
+                 read_part + statistics.median(makes[kit]))
+        for column, time_taken in zip(columns, (*times, read_part)):
+            column.append(time_taken / theirs)
+        print(f'  {str(kit.relative_to(CORPUS)):58s} '
+              f'{docs_output.ratio_columns(theirs, times)}')
+    ratios, parse_ratios, floor_ratios, read_ratios = columns
     median, worst = statistics.median(ratios), max(ratios)
-    print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; parse only: median '
-          f'{statistics.median(parse_ratios):.2f}, worst {max(parse_ratios):.2f}; floor: median '
-          f'{statistics.median(floor_ratios):.2f}, worst {max(floor_ratios):.2f}, of which read: '
-          f'median {statistics.median(read_ratios):.2f}, worst {max(read_ratios):.2f} (N = {n})')
+    print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; parse only: '
+          f'{docs_output.spread(parse_ratios)}; floor: {docs_output.spread(floor_ratios)}, '
+          f'of which read: {docs_output.spread(read_ratios)} (N = {n})')
     met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
     print(f'  target median ≤ {TARGET_MEDIAN}×, worst ≤ {TARGET_WORST}× HEBI: '
           f'{"met" if met else "MISSED"}')

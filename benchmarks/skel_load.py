@@ -190,7 +190,7 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
           '(benchmarks/floor.py: the least a reader of this design does)')
     print(f'  {"file":62s} {"dart ms":>8s} {"load ms":>8s} {"ratio":>6s} {"parse ms":>8s} '
           f'{"ratio":>6s} {"floor ms":>8s} {"ratio":>6s}')
-    ratios, parse_ratios, floor_ratios = [], [], []
+    columns: tuple[list[float], ...] = ([], [], [])  # ratios to DART: load(), read_skel(), floor
     dart = DartTimer()
     try:
         subjects = [made for made in (subject(path, dart) for path in files) if made is not None]
@@ -200,20 +200,18 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
     finally:
         dart.close()
     for made in subjects:
-        theirs, ours, parse, lowest = made.medians()
-        ratios.append(ours / theirs)
-        parse_ratios.append(parse / theirs)
-        floor_ratios.append(lowest / theirs)
-        print(f'  {str(made.path.relative_to(CORPUS))[-62:]:62s} {theirs * 1e3:8.3f} '
-              f'{ours * 1e3:8.3f} {ours / theirs:6.2f} {parse * 1e3:8.3f} {parse / theirs:6.2f} '
-              f'{lowest * 1e3:8.3f} {lowest / theirs:6.2f}')
+        theirs, *times = made.medians()
+        for column, time_taken in zip(columns, times):
+            column.append(time_taken / theirs)
+        print(f'  {str(made.path.relative_to(CORPUS))[-62:]:62s} '
+              f'{docs_output.ratio_columns(theirs, times)}')
+    ratios, parse_ratios, floor_ratios = columns
     median, worst = statistics.median(ratios), max(ratios)
     print(f'  {len(ratios)} files, N = {REPEATS}; {sum(r <= TARGET_WORST for r in ratios)} '
           f'within {TARGET_WORST}×, {sum(r <= TARGET_MEDIAN for r in ratios)} within '
           f'{TARGET_MEDIAN}×')
-    print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; read_skel() alone: median '
-          f'{statistics.median(parse_ratios):.2f}, worst {max(parse_ratios):.2f}; floor: median '
-          f'{statistics.median(floor_ratios):.2f}, worst {max(floor_ratios):.2f}')
+    print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; read_skel() alone: '
+          f'{docs_output.spread(parse_ratios)}; floor: {docs_output.spread(floor_ratios)}')
     met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
     print(f'  target median ≤ {TARGET_MEDIAN}× and worst ≤ {TARGET_WORST}× DART: '
           f'{"met" if met else "MISSED"}')
