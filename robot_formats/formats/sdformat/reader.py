@@ -38,9 +38,9 @@ from robot_formats.formats.sdformat.dom import (MODEL_FRAME, PoseSpec, SdfAxis, 
 from robot_formats.formats.sdformat.foreign import foreign_model, interface_to_model
 from robot_formats.formats.sdformat.unflatten import unflatten
 from robot_formats.formats.sdformat.uri import ResolverConfig, resolve_uri
-from robot_formats.formats.sdformat.values import (Ctx, boolean, child, number,
-                                                   parse_version, pose_from, pose_of, text,
-                                                   vector)
+from robot_formats.formats.sdformat.values import (Ctx, boolean, child, first_children,
+                                                   number, parse_version, pose_from, pose_of,
+                                                   text, vector)
 
 if TYPE_CHECKING:
     from robot_formats.formats.spec import LoadResult
@@ -299,19 +299,9 @@ class SdfLoader:
 
     def _shape(self, ctx: Ctx, element: etree._Element, visual: bool) -> SdfVisualPose | None:
         """A visual (``visual``) or collision; None without a geometry robot_formats reads."""
-        geometry = pose = material = None
-        for sub in element:
-            tag = sub.tag
-            if tag == 'geometry':
-                if geometry is None:
-                    geometry = sub
-            elif tag == 'pose':
-                if pose is None:
-                    pose = sub
-            elif tag == 'material':
-                if material is None:
-                    material = sub
-        shape = self._geometry(ctx, geometry)
+        found = first_children(element)
+        pose, material = found.get('pose'), found.get('material')
+        shape = self._geometry(ctx, found.get('geometry'))
         if shape is None:
             return None
         name = element.get('name')
@@ -322,15 +312,10 @@ class SdfLoader:
     def _inertial(self, ctx: Ctx, element: etree._Element | None) -> Inertial | None:
         if element is None:
             return None
-        found: dict[str, etree._Element] = {}
-        for sub in element:
-            found.setdefault(sub.tag, sub)
+        found = first_children(element)
         mass = number(ctx, found.get('mass'), 1.0)
         inertia = found.get('inertia')
-        entries: dict[str, etree._Element] = {}
-        if inertia is not None:
-            for sub in inertia:
-                entries.setdefault(sub.tag, sub)
+        entries = first_children(inertia) if inertia is not None else {}
         values = tuple(number(ctx, entries.get(key), default)
                        for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0),
                                             ('iyy', 1.0), ('iyz', 0.0), ('izz', 1.0)))
@@ -376,9 +361,7 @@ class SdfLoader:
             raise SchemaError(f'joint {name!r} has unknown type {sdf_type!r}; SDFormat joints '
                               f'are {", ".join(sorted(_JOINT_TYPES))}', ctx.file,
                               element.sourceline, code='ATTRIBUTE_INVALID')
-        found: dict[str, etree._Element] = {}
-        for sub in element:  # one pass over the children
-            found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+        found = first_children(element)
         parent = _end(ctx, name, element, found, 'parent')
         child_name = _end(ctx, name, element, found, 'child')
         axis = found.get('axis')
@@ -399,9 +382,7 @@ class SdfLoader:
     def _axis(self, ctx: Ctx, element: etree._Element | None) -> SdfAxis | None:
         if element is None:
             return None
-        found: dict[str, etree._Element] = {}
-        for sub in element:  # one pass over the children
-            found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+        found = first_children(element)
         xyz = found.get('xyz')
         axis = SdfAxis(vector(ctx, xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)  # type: ignore
         if math.hypot(*axis.xyz) < 1e-12:
@@ -413,9 +394,7 @@ class SdfLoader:
             axis.expressed_in = MODEL_FRAME
         limit = found.get('limit')
         if limit is not None:
-            bounds: dict[str, etree._Element] = {}
-            for sub in limit:
-                bounds.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+            bounds = first_children(limit)
             lower = number(ctx, bounds.get('lower'), -_UNLIMITED)
             upper = number(ctx, bounds.get('upper'), _UNLIMITED)
             effort = number(ctx, bounds.get('effort'), -1.0)

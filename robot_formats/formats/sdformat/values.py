@@ -16,9 +16,8 @@ from robot_formats.core.transforms import quat_to_rotation
 from robot_formats.core.xmlsafe import floats, leading_numbers, local_name, streamed_numbers
 from robot_formats.formats.sdformat.dom import IDENTITY, PoseSpec
 
-__all__ = ['Ctx', 'child', 'children', 'text', 'number', 'vector', 'boolean', 'pose_of',
-           'pose_from',
-           'parse_version']
+__all__ = ['Ctx', 'child', 'first_children', 'children', 'text', 'number', 'vector', 'boolean',
+           'pose_of', 'pose_from', 'parse_version']
 
 
 class Ctx:
@@ -36,6 +35,15 @@ def child(element: etree._Element, tag: str) -> etree._Element | None:
         if sub.tag == tag:
             return sub
     return None
+
+
+def first_children(element: etree._Element) -> dict[str, etree._Element]:
+    """Each child's tag → the first child with that tag, in one pass over the children (what
+    :func:`child` returns, for elements asked about several tags)."""
+    found: dict[str, etree._Element] = {}
+    for sub in element:
+        found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+    return found
 
 
 def children(element: etree._Element, tag: str) -> list[etree._Element]:

@@ -133,16 +133,9 @@ def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._E
     solids: list[tuple[object, Rigid]] = []  # (inertia geometry, placement), DART order
     soft: SoftBody | None = None
     for tag, holder in holders:
-        frame_el = color_el = geometry_el = None  # the first of each
-        for part, sub in tagged_children(holder):
-            if part == 'geometry':
-                if geometry_el is None:
-                    geometry_el = sub
-            elif part == 'transformation':
-                if frame_el is None:
-                    frame_el = sub
-            elif part == 'color' and color_el is None:
-                color_el = sub
+        parts = index(holder)  # the first of each
+        frame_el, color_el = parts.get('transformation'), parts.get('color')
+        geometry_el = parts.get('geometry')
         frame = IDENTITY if frame_el is None else transformation(ctx, frame_el)
         frame_pose = to_pose(frame)
         material = None if color_el is None else _material(ctx, color_el)
