@@ -111,6 +111,8 @@ class SimController(Node):
         self.kinematic = self._mode() == 'kinematic'
         self.reject_invalid = self._invalid_goal_response() == 'reject'
         self._failures: dict[int, jtc.TrajectoryRejected] = {}
+        # accepted goals until execute_callback takes them: a command may end one before that
+        self._starting: dict[int, _ActiveGoal] = {}
         self._last_desired: jtc.Sample | None = None
 
         self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
@@ -376,7 +378,7 @@ class SimController(Node):
         for note in tolerances.notes:
             self.get_logger().error(note)
         self.motion = self._motion(goal.trajectory, tolerances)
-        self.motion.goal = _ActiveGoal(handle, Future(), tolerances)
+        self.motion.goal = self._starting[id(handle)] = _ActiveGoal(handle, Future(), tolerances)
         handle.execute()
 
     async def execute_callback(self, handle: ServerGoalHandle) -> Result:
@@ -384,12 +386,14 @@ class SimController(Node):
         if failure is not None:
             handle.abort()
             return Result(error_code=failure.code, error_string=failure.message)
-        motion = self.motion
-        if motion is None or motion.goal is None or motion.goal.handle is not handle:
-            handle.abort()  # replaced before it started
-            return Result(error_code=jtc.INVALID_GOAL, error_string='Current goal cancelled '
-                          'due to new incoming action.')
-        return await motion.goal.done
+        goal = self._starting.pop(id(handle), None)
+        if goal is None:  # accepted_callback failed before it started the goal
+            handle.abort()
+            return Result(error_code=jtc.INVALID_GOAL, error_string='internal error: the goal '
+                          'was accepted but never started (see the log)')
+        # Already done when a command or a newer goal replaced it before this ran: then its
+        # result is the replacement's (CANCELED, 'Current goal cancelled due to ...').
+        return await goal.done
 
     def cancel_callback(self, handle: ServerGoalHandle) -> CancelResponse:
         self.get_logger().info('Got request to cancel goal')
