@@ -181,9 +181,20 @@ class Controller:
         self.side.spin_until(lambda: len(self.states) and np.max(np.abs(
             self.vector() - target)) <= tol, timeout, what, self.process)
 
-    def go_home(self) -> None:
+    def go_home(self, tol: float = 1e-3) -> None:
+        """At HOME within ``tol``, with no command left in flight.
+
+        A command still on its way when the next goal is accepted would cancel that goal (as in
+        JTC), so one is published only when the arm is away from HOME, and then arriving there
+        proves it was consumed.
+        """
+        self.states.messages.clear()
+        self.side.spin_until(lambda: len(self.states) >= 2, what='fresh joint states',
+                             process=self.process)
+        if np.max(np.abs(self.vector() - HOME)) <= tol:
+            return
         self.commands_pub.publish(Float64MultiArray(data=HOME))
-        self.wait_at(HOME, 1e-3, 'the home position')
+        self.wait_at(HOME, tol, 'the home position')
 
 
 @pytest.fixture(scope='module')
@@ -260,6 +271,20 @@ def test_cancel_holds_position(kinematic):
     kinematic.side.spin_for(0.5)  # bounded absence check: it must not move any more
     assert np.max(np.abs(kinematic.vector() - held)) < 1e-12
     assert 0.1 < np.max(np.abs(held)) and np.all(np.abs(held) < np.abs(final))
+
+
+def test_a_command_cancels_the_running_goal_with_jtc_result(kinematic):
+    kinematic.go_home()
+    handle = kinematic.send(goal_of([point(4.0, [1.0, 0.5, 0.5, 0.5, 0.02])]))
+    assert handle.accepted
+    kinematic.commands_pub.publish(Float64MultiArray(data=[0.1] * 5))
+    result = kinematic.result(handle)
+    assert result.status == GoalStatus.STATUS_CANCELED, kinematic.process.log()
+    assert result.result.error_code == Result.INVALID_GOAL
+    assert result.result.error_string == ('Current goal cancelled due to a command on '
+                                          'forward_position_controller/commands.')
+    kinematic.wait_at([0.1] * 5, 1e-12, 'the commanded positions')
+    assert kinematic.process.alive()
 
 
 def test_forward_commands_move_joints_and_wrong_sizes_are_ignored(kinematic):
