@@ -117,7 +117,9 @@ class Player:
     """A motion_player process (plus optional companions on its domain) and the test side."""
 
     def __init__(self, launcher, name: str, motion_file: Path, *parameters: str,
-                 publish_description: bool = True) -> None:
+                 publish_description: bool = True, output: tuple | None = None) -> None:
+        """``output``: (message type, topic, depth) of the node's output, received into
+        ``self.output`` with each arrival's instant in ``self.receipts``."""
         args = ['-m', 'robot_formats.nodes.motion_player', '--ros-args',
                 '-p', f'motion_files:=[{str(motion_file)!r}]', '-p', f'frame_period:={PERIOD}']
         for parameter in parameters:
@@ -125,6 +127,14 @@ class Player:
         self.process, self.side = launcher.command(args, name)
         self.launcher = launcher
         node = self.side.node
+        self.output, self.receipts = Inbox(), []
+        if output is not None:
+            # Made before the action client: a participant announces its endpoints in order, and
+            # the node answers a goal only once it has matched the client's reply reader, so by
+            # then its publisher has matched this subscription too (the topic is volatile: what
+            # it published before would be lost). Waiting on our side's match proves nothing.
+            self.output.subscription = node.create_subscription(
+                output[0], output[1], self._receive, output[2])
         self.description_pub = node.create_publisher(String, 'robot_description',
                                                      DESCRIPTION_QOS)
         self.client = ActionClient(node, PlayMotion, 'motion_player/play')
@@ -133,6 +143,13 @@ class Player:
         if publish_description:
             self.publish_description()
         assert self.client.wait_for_server(timeout_sec=TIMEOUT), self.process.describe()
+        if output is not None:
+            self.side.spin_until(lambda: self.output.subscription.get_publisher_count() > 0,
+                                 what='the output publisher', process=self.process)
+
+    def _receive(self, msg) -> None:
+        self.receipts.append(time.monotonic())  # to see a stream spread over its schedule
+        self.output(msg)
 
     def publish_description(self) -> None:
         """Latched, as robot_state_publisher does; returns once the node has read it."""
@@ -162,11 +179,6 @@ class Player:
     def play(self, motion: str, feedback=None, **fields):
         return self.result(self.send(motion, feedback, **fields))
 
-    def wait_for_subscriber(self, inbox) -> None:
-        """Until the node's publisher has matched our subscription (nothing published yet)."""
-        self.side.spin_until(lambda: inbox.subscription.get_publisher_count() > 0,
-                             what='the output publisher', process=self.process)
-
 
 def assert_rejected(outcome, code: int, *phrases: str) -> None:
     result = outcome.result
@@ -181,10 +193,9 @@ def assert_rejected(outcome, code: int, *phrases: str) -> None:
 @pytest.fixture(scope='module')
 def trajectory_player(module_launcher, motion_file):
     player = Player(module_launcher, 'motion_player_trajectory', motion_file,
-                    'output_mode:=trajectory', 'controller:=arm_controller')
-    player.trajectories = player.side.subscribe(JointTrajectory, 'arm_controller/joint_trajectory',
-                                                10)
-    player.wait_for_subscriber(player.trajectories)
+                    'output_mode:=trajectory', 'controller:=arm_controller',
+                    output=(JointTrajectory, 'arm_controller/joint_trajectory', 10))
+    player.trajectories = player.output
     return player
 
 
@@ -318,10 +329,9 @@ def test_cancel_sends_a_trajectory_holding_the_position_reached(trajectory_playe
 
 def test_cubic_trajectories_pass_the_keys_and_end_at_rest(module_launcher, motion_file):
     player = Player(module_launcher, 'motion_player_cubic', motion_file,
-                    'output_mode:=trajectory', 'interpolation:=cubic')
-    trajectories = player.side.subscribe(JointTrajectory,
-                                         'joint_trajectory_controller/joint_trajectory', 10)
-    player.wait_for_subscriber(trajectories)
+                    'output_mode:=trajectory', 'interpolation:=cubic',
+                    output=(JointTrajectory, 'joint_trajectory_controller/joint_trajectory', 10))
+    trajectories = player.output
     outcome = player.play('short')
     assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.message
     player.side.spin_until(lambda: len(trajectories), what='the trajectory')
@@ -346,15 +356,9 @@ def test_cubic_trajectories_pass_the_keys_and_end_at_rest(module_launcher, motio
 def stream_player(module_launcher, motion_file):
     player = Player(module_launcher, 'motion_player_stream', motion_file, 'output_mode:=stream',
                     'controller:=forward_position_controller', 'stream_rate:=200.0',
-                    f'controller_joints:={STREAM_JOINTS}'.replace("'", '"'))
-    player.commands, player.receipts = Inbox(), []
-
-    def receive(msg) -> None:  # receipt instants, to see the stream spread over its schedule
-        player.receipts.append(time.monotonic())
-        player.commands(msg)
-    player.commands.subscription = player.side.node.create_subscription(
-        Float64MultiArray, 'forward_position_controller/commands', receive, 1000)
-    player.wait_for_subscriber(player.commands)
+                    f'controller_joints:={STREAM_JOINTS}'.replace("'", '"'),
+                    output=(Float64MultiArray, 'forward_position_controller/commands', 1000))
+    player.commands = player.output
     return player
 
 
@@ -436,9 +440,8 @@ def test_joint_states_mode_waits_for_the_robot_model_then_previews(module_launch
                                                                    motion_file):
     player = Player(module_launcher, 'motion_player_joint_states', motion_file,
                     'output_mode:=joint_states', 'stream_rate:=100.0',
-                    publish_description=False)
-    states = player.side.subscribe(JointState, 'joint_states', 1000)
-    player.wait_for_subscriber(states)
+                    publish_description=False, output=(JointState, 'joint_states', 1000))
+    states = player.output
     assert_rejected(player.play('short'), Result.NO_ROBOT_MODEL, 'robot_description')
     player.publish_description()
     outcome = player.play('short')
