@@ -253,6 +253,10 @@ def _invalid_goal(case: str) -> FollowJointTrajectory.Goal:
     return goal_of([])
 
 
+def _stamp_ns(msg) -> int:
+    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+
 def test_cancel_holds_position(kinematic):
     kinematic.go_home()
     final = [1.5, 1.0, 1.5, 2.0, 0.04]
@@ -264,8 +268,11 @@ def test_cancel_holds_position(kinematic):
     kinematic.side.spin_until(cancel.done, what='the cancel response', process=kinematic.process)
     result = kinematic.result(handle)
     assert result.status == GoalStatus.STATUS_CANCELED
+    # states stamped after the result: older ones, still moving, may be queued behind it
+    after = kinematic.side.node.get_clock().now().nanoseconds
     kinematic.states.messages.clear()
-    kinematic.side.spin_until(lambda: len(kinematic.states) >= 2, what='joint states',
+    kinematic.side.spin_until(lambda: sum(_stamp_ns(m) > after for m in kinematic.states.messages)
+                              >= 2, what='joint states after the result',
                               process=kinematic.process)
     held = kinematic.vector()
     kinematic.side.spin_for(0.5)  # bounded absence check: it must not move any more
