@@ -301,6 +301,7 @@ def test_forward_commands_move_joints_and_wrong_sizes_are_ignored(kinematic):
     kinematic.commands_pub.publish(Float64MultiArray(data=[1.0, 1.0]))
     kinematic.commands_pub.publish(Float64MultiArray(data=[float('nan')] * 5))
     kinematic.process.wait_for_log('command size (2) does not match number of interfaces (5)')
+    kinematic.process.wait_for_log('command ignored: non-finite values')
     kinematic.side.spin_for(0.3)  # bounded absence check: the bad commands changed nothing
     assert np.max(np.abs(kinematic.vector() - target)) < 1e-12
     kinematic.commands_pub.publish(Float64MultiArray(data=HOME))
