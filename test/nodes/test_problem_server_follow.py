@@ -275,7 +275,7 @@ def test_the_attached_block_rides_on_the_gripper_at_every_joint_state(follower):
                                samples=8).placements
     outside, tilt = placement_violation(now, placements, follower.object('stand_b'))
     assert outside < 1e-5 and tilt < 1e-5, (outside, tilt)
-    assert follower.call('reset').success
+    follower.reset()
 
 
 @pytest.mark.parametrize('obj, parent, words', [
@@ -312,7 +312,7 @@ def test_a_non_moveable_object_still_carries_others(follower):
     # a cycle through the carrier is refused too
     answer = follower.call('attach', object='block', parent='block')
     assert not answer.success
-    assert follower.call('reset').success
+    follower.reset()
 
 
 def test_the_scene_is_latched_and_counts_changes(follower):
@@ -361,7 +361,7 @@ def test_a_frame_another_node_hangs_below_the_gripper_carries_the_block(follower
             arm_tool(configuration(msg), ARM_BASE) @ camera @ grasp, atol=EXACT)
     now = arm_tool(Q_PLACE, ARM_BASE) @ camera @ grasp
     np.testing.assert_allclose(pose_matrix(follower.object('block').pose), now, atol=EXACT)
-    assert follower.call('reset').success
+    follower.reset()
     follower.side.node.destroy_publisher(publisher)
 
 
