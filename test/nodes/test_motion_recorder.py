@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from control_msgs.msg import JointTrajectoryControllerState
 from rclpy.action import ActionClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from robot_formats_interfaces.action import PlayMotion
@@ -47,6 +48,28 @@ KEY_TOLERANCE = 1e-4
 
 def _module(name: str) -> list[str]:
     return ['-m', f'robot_formats.nodes.{name}', '--ros-args']
+
+
+def record_round(side, start, stop, process: NodeProcess, source, request=None,
+                 samples: int = 5) -> StopRecording.Response:
+    """~/start, ``samples`` new messages on ``source`` (our inbox of the recorded topic),
+    ~/stop; repeated until the stop has written samples.
+
+    The recorder's subscription may match the publisher later than ours did (each participant
+    matches on its own), and only a recording shows it from outside: a round without samples
+    fails with 'nothing was recorded' and the recording is started again."""
+    def one_round() -> StopRecording.Response | None:
+        started = side.call(start, Trigger.Request(), process=process)
+        assert started.success, started.message
+        seen = len(source)
+        side.spin_until(lambda: len(source) >= seen + samples, what='the recorded topic',
+                        process=process)
+        stopped = side.call(stop, request or StopRecording.Request(), process=process)
+        if stopped.success:
+            return stopped
+        assert 'nothing was recorded' in stopped.message, stopped.message
+        return None
+    return side.spin_until(one_round, what='a recording with samples', process=process)
 
 
 class Recording:
@@ -78,6 +101,13 @@ class Recording:
         self.processes['player'].wait_for_log('robot model:')
         self.processes['recorder'].wait_for_log('ready')
         assert self.player.wait_for_server(timeout_sec=TIMEOUT)
+        # a probe recording of the idle arm to a scratch file: the recorder receives
+        # controller_state before the real one starts
+        states = self.side.subscribe(JointTrajectoryControllerState,
+                                     'joint_trajectory_controller/controller_state', 10)
+        record_round(self.side, self.start, self.stop, self.processes['recorder'], states,
+                     StopRecording.Request(output_file=str(output.with_name('probe.xmdi'))))
+        self.side.node.destroy_subscription(states.subscription)
 
     def play(self) -> None:
         future = self.player.send_goal_async(PlayMotion.Goal(motion_name=MOTION))
@@ -261,12 +291,8 @@ def test_without_joints_the_commandable_joints_of_robot_description_are_recorded
     states = side.subscribe(JointState, 'joint_states', 10)
     start = side.node.create_client(Trigger, 'motion_recorder/start')
     stop = side.node.create_client(StopRecording, 'motion_recorder/stop')
-    assert side.call(start, Trigger.Request(), process=processes['arm_recorder']).success
-    seen = len(states)  # joint states published after the start reach the recorder too
-    side.spin_until(lambda: len(states) >= seen + 5, what='joint_states',
-                    process=processes['arm_sim'])
-    stopped = side.call(stop, StopRecording.Request(), process=processes['arm_recorder'])
-    assert stopped.success, stopped.message
+    stopped = record_round(side, start, stop, processes['arm_recorder'], states)
+    assert stopped.samples >= 1, stopped.message
     assert 'finger_right' in states.last.name
     recorded = reference_motions(Bundle(ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf',
                                         output))['recording']
