@@ -139,11 +139,14 @@ class Controller:
                                                          DESCRIPTION_QOS)
             self.description_pub.publish(String(data=ARM.read_text()))
         self.states = self.side.subscribe(JointState, 'joint_states', 10)
-        self.client = ActionClient(node, FollowJointTrajectory, ACTION)
+        # the command publishers before the action client: endpoints are announced in order, so
+        # once the node has answered a goal it has matched them too (our side's match, waited
+        # for below, does not show that)
         self.trajectory_pub = node.create_publisher(
             JointTrajectory, 'joint_trajectory_controller/joint_trajectory', 10)
         self.commands_pub = node.create_publisher(
             Float64MultiArray, 'forward_position_controller/commands', 10)
+        self.client = ActionClient(node, FollowJointTrajectory, ACTION)
         self.process.wait_for_log('ready')
         assert self.client.wait_for_server(timeout_sec=TIMEOUT), self.process.describe()
         self.side.spin_until(lambda: len(self.states) > 0, what='joint_states',
