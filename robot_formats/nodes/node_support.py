@@ -13,6 +13,7 @@ answers with the error until a ``~/reload`` succeeds.
 
 from __future__ import annotations
 
+import faulthandler
 import functools
 import math
 import signal
@@ -74,6 +75,8 @@ def choice(node: Node, name: str, options: tuple[str, ...]) -> str:
 #: How long the executor waits for work before looking at the stop request again (s): the
 #: latency of Ctrl-C, and the only periodic wake-up a node without timers has.
 STOP_POLL = 0.05
+#: a stop still under way this many seconds after it was requested prints every thread's stack
+STOP_REPORT_AFTER = 3.0
 
 
 def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = None, *,
@@ -92,7 +95,10 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
     MuJoCo under way, say) would be turned into another error by that code and lost, and the
     node would then never stop. The request is honoured when the node is built, between two
     pieces of work of the executor (at most :data:`STOP_POLL` later); the context is still
-    valid for ``before_destroy``."""
+    valid for ``before_destroy``. A stop (``before_destroy``, destroying the node, shutting
+    rclpy down) still under way :data:`STOP_REPORT_AFTER` seconds after it began prints every
+    thread's stack to stderr, so a stop that hangs until ros2 launch escalates to SIGTERM shows
+    where it hung."""
     stop = StopRequest()
     code: int | None = None
     try:
@@ -112,11 +118,14 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
             except ExternalShutdownException:
                 pass
             ignore_further_interrupts()
+            faulthandler.dump_traceback_later(STOP_REPORT_AFTER)  # a stop that hangs says where
             code = before_destroy(node) if before_destroy is not None else None
             executor.shutdown()
             node.destroy_node()
     except ExternalShutdownException:
         pass
+    finally:
+        faulthandler.cancel_dump_traceback_later()
     return code or 0
 
 

@@ -80,3 +80,41 @@ def test_ctrl_c_while_mujoco_is_being_imported_stops_the_node(module_launcher):
     assert code == 0, f'exit {code}\n{process.describe()}'
     log = process.log()
     assert 'cannot simulate' not in log and 'Traceback' not in log, process.describe()
+
+
+# --- a stop that hangs says where ---------------------------------------------------------------
+
+HANGING_STOP = '''
+import time
+from rclpy.node import Node
+from robot_formats.nodes import node_support
+
+def make_node():
+    node = Node('hanging_stop')
+    node.get_logger().info('ready')
+    return node
+
+def hang_in_stop(node):
+    time.sleep(node_support.STOP_REPORT_AFTER + 1.0)
+
+raise SystemExit(node_support.run_node('hanging_stop', make_node, before_destroy=hang_in_stop))
+'''
+
+
+def test_a_stop_that_hangs_prints_where(module_launcher):
+    """A node whose stop takes longer than STOP_REPORT_AFTER prints every thread's stack, so a
+    stop that ros2 launch ends with SIGTERM shows in its output where it hung; it still exits
+    0 once the stop ends."""
+    process, _ = module_launcher.command(['-c', HANGING_STOP], 'hanging_stop')
+    process.wait_for_log('ready')
+    assert process.interrupt(timeout=TIMEOUT) == 0, process.describe()
+    log = process.log()
+    assert 'most recent call first' in log and 'hang_in_stop' in log, process.describe()
+
+
+def test_a_stop_that_does_not_hang_prints_nothing(module_launcher):
+    process, _ = module_launcher.command(['-c', HANGING_STOP.replace(
+        'time.sleep(node_support.STOP_REPORT_AFTER + 1.0)', 'pass')], 'quick_stop')
+    process.wait_for_log('ready')
+    assert process.interrupt(timeout=TIMEOUT) == 0, process.describe()
+    assert 'most recent call first' not in process.log(), process.describe()
