@@ -96,9 +96,10 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
     node would then never stop. The request is honoured when the node is built, between two
     pieces of work of the executor (at most :data:`STOP_POLL` later); the context is still
     valid for ``before_destroy``. A stop (``before_destroy``, destroying the node, shutting
-    rclpy down) still under way :data:`STOP_REPORT_AFTER` seconds after it began prints every
-    thread's stack to stderr, so a stop that hangs until ros2 launch escalates to SIGTERM shows
-    where it hung."""
+    rclpy down, the process' exit, where the DDS participant goes) still under way
+    :data:`STOP_REPORT_AFTER` seconds after it began prints every thread's stack to stderr, so a
+    stop that hangs until ros2 launch escalates to SIGTERM shows where it hung (the report stays
+    armed after the return: ``main`` is meant to end the process)."""
     stop = StopRequest()
     code: int | None = None
     try:
@@ -124,8 +125,6 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
             node.destroy_node()
     except ExternalShutdownException:
         pass
-    finally:
-        faulthandler.cancel_dump_traceback_later()
     return code or 0
 
 
