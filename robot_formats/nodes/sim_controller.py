@@ -110,9 +110,9 @@ class SimController(Node):
         self.defaults = jtc.SegmentTolerances((), ())
         self.kinematic = self._mode() == 'kinematic'
         self.reject_invalid = self._invalid_goal_response() == 'reject'
-        self._failures: dict[int, jtc.TrajectoryRejected] = {}
-        # accepted goals until execute_callback takes them: a command may end one before that
-        self._starting: dict[int, _ActiveGoal] = {}
+        # what accepted_callback hands to execute_callback per goal: the goal started (a command
+        # may end it before execute_callback runs) or why it is aborted
+        self._accepted: dict[int, _ActiveGoal | jtc.TrajectoryRejected] = {}
         self._last_desired: jtc.Sample | None = None
 
         self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
@@ -365,7 +365,7 @@ class SimController(Node):
         goal = handle.request
         rejection = self._check(goal.trajectory)
         if rejection is not None:
-            self._failures[id(handle)] = rejection
+            self._accepted[id(handle)] = rejection
             handle.execute()
             return
         self._abort_motion(jtc.INVALID_GOAL, 'Current goal cancelled due to new incoming '
@@ -378,15 +378,14 @@ class SimController(Node):
         for note in tolerances.notes:
             self.get_logger().error(note)
         self.motion = self._motion(goal.trajectory, tolerances)
-        self.motion.goal = self._starting[id(handle)] = _ActiveGoal(handle, Future(), tolerances)
+        self.motion.goal = self._accepted[id(handle)] = _ActiveGoal(handle, Future(), tolerances)
         handle.execute()
 
     async def execute_callback(self, handle: ServerGoalHandle) -> Result:
-        failure = self._failures.pop(id(handle), None)
-        if failure is not None:
+        goal = self._accepted.pop(id(handle), None)
+        if isinstance(goal, jtc.TrajectoryRejected):
             handle.abort()
-            return Result(error_code=failure.code, error_string=failure.message)
-        goal = self._starting.pop(id(handle), None)
+            return Result(error_code=goal.code, error_string=goal.message)
         if goal is None:  # accepted_callback failed before it started the goal
             handle.abort()
             return Result(error_code=jtc.INVALID_GOAL, error_string='internal error: the goal '
