@@ -32,7 +32,8 @@ from robot_formats.runtime import trajectory as jtc
 from robot_formats.runtime.description import Description
 from robot_formats.runtime.mujoco_sim import MujocoRobot
 
-from .harness import ARM, DESCRIPTION_QOS, ROOT, TIMEOUT, assert_ros2_controllers_file
+from .harness import (ARM, DESCRIPTION_QOS, ROOT, TIMEOUT, assert_ros2_controllers_file,
+                      stamp_of)
 
 sys.path.insert(0, str(ROOT / 'test' / 'core'))
 from rf_testlib import pinocchio_forward, urdf_joint_values  # noqa: E402
@@ -256,10 +257,6 @@ def _invalid_goal(case: str) -> FollowJointTrajectory.Goal:
     return goal_of([])
 
 
-def _stamp_ns(msg) -> int:
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
-
-
 def test_cancel_holds_position(kinematic):
     kinematic.go_home()
     final = [1.5, 1.0, 1.5, 2.0, 0.04]
@@ -272,9 +269,9 @@ def test_cancel_holds_position(kinematic):
     result = kinematic.result(handle)
     assert result.status == GoalStatus.STATUS_CANCELED
     # states stamped after the result: older ones, still moving, may be queued behind it
-    after = kinematic.side.node.get_clock().now().nanoseconds
+    after = divmod(kinematic.side.node.get_clock().now().nanoseconds, 1_000_000_000)
     kinematic.states.messages.clear()
-    kinematic.side.spin_until(lambda: sum(_stamp_ns(m) > after for m in kinematic.states.messages)
+    kinematic.side.spin_until(lambda: sum(stamp_of(m) > after for m in kinematic.states.messages)
                               >= 2, what='joint states after the result',
                               process=kinematic.process)
     held = kinematic.vector()
