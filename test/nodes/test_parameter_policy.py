@@ -84,37 +84,40 @@ def test_ctrl_c_while_mujoco_is_being_imported_stops_the_node(module_launcher):
 
 # --- a stop that hangs says where ---------------------------------------------------------------
 
-HANGING_STOP = '''
+SLOW_STOP = '''
+import sys
 import time
 from rclpy.node import Node
 from robot_formats.nodes import node_support
 
 def make_node():
-    node = Node('hanging_stop')
+    node = Node('slow_stop')
     node.get_logger().info('ready')
     return node
 
-def hang_in_stop(node):
-    time.sleep(node_support.STOP_REPORT_AFTER + 1.0)
+def stop_slowly(node):  # argv[1]: seconds beyond STOP_REPORT_AFTER (negative: a quick stop)
+    time.sleep(max(0.0, node_support.STOP_REPORT_AFTER + float(sys.argv[1])))
 
-raise SystemExit(node_support.run_node('hanging_stop', make_node, before_destroy=hang_in_stop))
+raise SystemExit(node_support.run_node('slow_stop', make_node, before_destroy=stop_slowly))
 '''
+
+
+def _stop_log(launcher, beyond_report: float, name: str) -> str:
+    """The output of a node whose stop takes ``beyond_report`` s more than STOP_REPORT_AFTER,
+    stopped by Ctrl-C; it exits 0 once the stop ends."""
+    process, _ = launcher.command(['-c', SLOW_STOP, str(beyond_report)], name)
+    process.wait_for_log('ready')
+    assert process.interrupt(timeout=TIMEOUT) == 0, process.describe()
+    return process.log()
 
 
 def test_a_stop_that_hangs_prints_where(module_launcher):
     """A node whose stop takes longer than STOP_REPORT_AFTER prints every thread's stack, so a
-    stop that ros2 launch ends with SIGTERM shows in its output where it hung; it still exits
-    0 once the stop ends."""
-    process, _ = module_launcher.command(['-c', HANGING_STOP], 'hanging_stop')
-    process.wait_for_log('ready')
-    assert process.interrupt(timeout=TIMEOUT) == 0, process.describe()
-    log = process.log()
-    assert 'most recent call first' in log and 'hang_in_stop' in log, process.describe()
+    stop that ros2 launch ends with SIGTERM shows in its output where it hung."""
+    log = _stop_log(module_launcher, 1.0, 'hanging_stop')
+    assert 'most recent call first' in log and 'stop_slowly' in log, log
 
 
 def test_a_stop_that_does_not_hang_prints_nothing(module_launcher):
-    process, _ = module_launcher.command(['-c', HANGING_STOP.replace(
-        'time.sleep(node_support.STOP_REPORT_AFTER + 1.0)', 'pass')], 'quick_stop')
-    process.wait_for_log('ready')
-    assert process.interrupt(timeout=TIMEOUT) == 0, process.describe()
-    assert 'most recent call first' not in process.log(), process.describe()
+    log = _stop_log(module_launcher, -1000.0, 'quick_stop')
+    assert 'most recent call first' not in log, log
