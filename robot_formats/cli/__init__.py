@@ -184,17 +184,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    from robot_formats.core.files import atomic_write
     from robot_formats.formats.urdf import urdf_string
     result, tree = load_file(args.path, args.world)
     text = urdf_string(result.scene, tree)
     if args.output == '-':
         sys.stdout.write(text)
         return EXIT_OK
-    try:
-        with open(args.output, 'w', encoding='utf-8') as stream:
-            stream.write(text)
-    except OSError as err:
-        raise FormatError(f'cannot write output: {err.strerror or err}', args.output) from err
+    atomic_write(args.output, text)
     print(f'wrote {args.output}', file=sys.stderr)
     return EXIT_OK
 

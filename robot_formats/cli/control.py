@@ -17,7 +17,8 @@ import re
 from pathlib import Path
 
 from robot_formats.cli.common import EXIT_OK, UsageError, add_world_option, print_warnings
-from robot_formats.core.errors import FormatError
+from robot_formats.core.errors import FileAccessError, FormatError
+from robot_formats.core.files import replacing
 
 __all__ = ['add_controllers_parser']
 
@@ -83,11 +84,12 @@ def _cmd_controllers(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UsageError(f'cannot create the output directory {out}: {err.strerror}') from err
-    try:
-        urdf_path.write_text(urdf, encoding='utf-8')
-        yaml_path.write_text(controllers, encoding='utf-8')
-    except OSError as err:
-        raise UsageError(f'cannot write to {out}: {err.strerror}') from err
+    try:  # both renamed over their targets only once both are written
+        with replacing(urdf_path) as urdf_stream, replacing(yaml_path) as yaml_stream:
+            urdf_stream.write(urdf.encode('utf-8'))
+            yaml_stream.write(controllers.encode('utf-8'))
+    except FileAccessError as err:
+        raise UsageError(str(err)) from err
     joints = [j.name for j in commanded]
     if args.json:
         print(json.dumps({'urdf': str(urdf_path), 'controllers': str(yaml_path),

@@ -91,15 +91,11 @@ def _cmd_motion(args: argparse.Namespace) -> int:
 
 
 def _write(text: str, output: str) -> int:
-    from robot_formats.core.errors import FileAccessError
+    from robot_formats.core.files import atomic_write
     if output == '-':
         sys.stdout.write(text)
         return EXIT_OK
-    try:
-        with open(output, 'w', encoding='utf-8') as stream:
-            stream.write(text)
-    except OSError as err:
-        raise FileAccessError(f'cannot write output: {err.strerror or err}', output) from err
+    atomic_write(output, text)
     print(f'wrote {output}', file=sys.stderr)
     return EXIT_OK
 

@@ -30,6 +30,7 @@ from typing import Iterable, Mapping, Protocol, Sequence
 import numpy as np
 
 from robot_formats.core.errors import Diagnostic, FormatError, InvalidValueError
+from robot_formats.core.files import replacing
 from robot_formats.formats import LoadResult
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.meshes import read_mesh, resolve_mesh_path
@@ -678,10 +679,8 @@ def render_picture(result: LoadResult, output: str | os.PathLike,
     renderer = Renderer(result, options, overlays)
     renderer.fit_camera(*renderer.bounds([vector]))
     renderer.draw(vector, options.title or default_title(result, vector))
-    try:
-        renderer.figure.savefig(path, dpi=100)
-    except OSError as err:
-        raise FormatError(f'cannot write output: {err.strerror or err}', str(path)) from err
+    with replacing(path) as stream:
+        renderer.figure.savefig(stream, format='png', dpi=100)
     return RenderReport(str(path), time.perf_counter() - start, renderer.triangles, 1,
                         (*result.warnings, *renderer.warnings))
 
@@ -713,11 +712,9 @@ def render_animation(result: LoadResult, trajectory: Trajectory, output: str | o
         pictures.append(Image.fromarray(renderer.rgba()).convert('RGB').quantize(
             colors=64, method=Image.Quantize.MEDIANCUT))
     milliseconds = int(round(1000 * duration / (count - 1))) if duration > 0 else 100
-    try:
-        pictures[0].save(path, save_all=True, append_images=pictures[1:], loop=0,
-                         duration=max(milliseconds, 20), optimize=True)
-    except OSError as err:
-        raise FormatError(f'cannot write output: {err.strerror or err}', str(path)) from err
+    with replacing(path) as stream:
+        pictures[0].save(stream, format='GIF', save_all=True, append_images=pictures[1:],
+                         loop=0, duration=max(milliseconds, 20), optimize=True)
     return RenderReport(str(path), time.perf_counter() - start, renderer.triangles, count,
                         (*result.warnings, *renderer.warnings))
 

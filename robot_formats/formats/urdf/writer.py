@@ -19,6 +19,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from robot_formats.core.files import atomic_write
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import (Box, Capsule, Collision, Cone, Cylinder, Ellipsoid, Geometry,
                                       Joint, JointType, Link, Material, Mesh, Model, Plane, Pose,
@@ -50,8 +51,9 @@ def urdf_string(scene: Scene, tree: KinematicTree | None = None) -> str:
 
 
 def write_urdf(scene: Scene, path: str | Path) -> None:
-    """Write the scene as URDF to ``path``."""
-    Path(path).write_text(urdf_string(scene), encoding='utf-8')
+    """Write the scene as URDF to ``path``, atomically (FileAccessError when it cannot be
+    written; an existing file is then unchanged)."""
+    atomic_write(path, urdf_string(scene))
 
 
 def model_to_urdf(model: Model, source: str | None = None) -> str:

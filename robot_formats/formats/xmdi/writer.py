@@ -10,7 +10,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from robot_formats.core.errors import FileAccessError
+from robot_formats.core.files import atomic_write
 from robot_formats.formats.xmdi.document import Motion, MotionDocument
 from robot_formats.formats.xmdi.reader import CANONICAL
 
@@ -48,8 +48,6 @@ def xmdi_string(document: MotionDocument | list[Motion] | tuple[Motion, ...]) ->
 
 def write_xmdi(document: MotionDocument | list[Motion] | tuple[Motion, ...],
                path: str | Path) -> None:
-    """Write XMDI text to ``path`` (FileAccessError when it cannot be written)."""
-    try:
-        Path(path).write_text(xmdi_string(document), encoding='utf-8')
-    except OSError as err:
-        raise FileAccessError(f'cannot write: {err.strerror or err}', path) from err
+    """Write XMDI text to ``path``, atomically (FileAccessError when it cannot be written; an
+    existing file is then unchanged)."""
+    atomic_write(path, xmdi_string(document))
