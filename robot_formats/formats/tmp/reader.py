@@ -454,18 +454,42 @@ def _robot(element: etree._Element, ctx: _Ctx, base: Path, mapping: Configuratio
 def _load_description(path: Path, ctx: _Ctx, line: int | None, robot: str):
     assert ctx.load_description is not None  # checked by parse_problem_element
     try:
+        # refused before it is loaded: loading a problem loads its robots, so a problem naming
+        # itself (or problems naming each other) as a robot would be loaded without end
+        if _root_is_problem(path):
+            raise StructureError(f'robot {robot!r}: the description {path.name} is itself a '
+                                 'TMP problem, not a robot', ctx.file, line)
         result = ctx.load_description(path)
     except FormatError as err:
-        if err.file == str(path):
+        if err.file in (str(path), ctx.file):
             raise
         raise type(err)(f'robot {robot!r}: {err.message}', err.file, err.line,
                         code=err.code) from err
-    if result.format == 'tmp':
-        raise StructureError(f'robot {robot!r}: the description {path.name} is itself a TMP '
-                             'problem, not a robot', ctx.file, line)
     ctx.warnings.extend(result.warnings)
     ctx.warnings.extend(result.notes)  # notes stay notes (their severity travels with them)
     return result.tree, result.format
+
+
+#: Bytes of a document fed to the parser at a time while looking for its root element.
+_ROOT_CHUNK = 4096
+
+
+def _root_is_problem(path: Path) -> bool:
+    """Whether the document's root element is ``<problem>`` (how a TMP problem is recognised;
+    the spec page's syntax mistakes the loader repairs all come after the root's start tag).
+    Parses only up to the root's start tag, with no DTD or entities; a document that is not
+    XML up to there is no problem (its load then reports why)."""
+    data = read_bytes(path)
+    parser = etree.XMLPullParser(events=('start',), resolve_entities=False, load_dtd=False,
+                                 no_network=True)
+    for offset in range(0, len(data), _ROOT_CHUNK):
+        try:
+            parser.feed(data[offset:offset + _ROOT_CHUNK])
+        except etree.XMLSyntaxError:
+            return False
+        for _, root in parser.read_events():
+            return local_name(root) == 'problem'
+    return False
 
 
 def _check_attachments(objects: dict[str, ProblemObject], file: str | None) -> None:

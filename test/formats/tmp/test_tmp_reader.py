@@ -176,6 +176,10 @@ def points(*xyz) -> str:
      errors.ReferenceError, 17, "names joint 'elbow_of_nobody', which no robot"),
     (problem(obj(), robot().replace(ROBOT, 'no/such/robot.urdf')), errors.FileAccessError, None,
      'no such file'),
+    # a problem naming itself as its robot: refused before it is loaded (loading it would load
+    # its robots, itself again, without end: a RecursionError before)
+    (problem(obj(), robot().replace(ROBOT, 'problem.xml')), errors.StructureError, 12,
+     "robot 'pr2': the description problem.xml is itself a TMP problem, not a robot"),
     (problem(obj(), robot('<left_arm>1 2 x</left_arm>\n')), errors.InvalidValueError, 13,
      "'x' is not a number"),
     (problem(obj('pr2'), robot()), errors.DuplicateNameError, 10, "'pr2' is used by more"),
@@ -205,6 +209,18 @@ def test_malformed_problems(tmp_path, text, error, line, words):
         assert caught.value.line == line, str(caught.value)
     done = cli('check', str(path))
     assert done.returncode == 1 and 'Traceback' not in done.stderr
+
+
+def test_problems_naming_each_other_as_robots_are_refused_before_loading(tmp_path):
+    first = write(tmp_path, problem(obj(), robot().replace(ROBOT, 'second.xml')), 'first.xml')
+    write(tmp_path, problem(obj(), robot().replace(ROBOT, 'first.xml')), 'second.xml')
+    for read in (read_problem, load):  # the problem reader, and the loader (robots nested)
+        with pytest.raises(errors.StructureError) as caught:
+            read(first)
+        assert (caught.value.file, caught.value.line) == (str(first), 12)
+        assert 'second.xml is itself a TMP problem' in caught.value.message
+    done = cli('check', str(first))
+    assert done.returncode == 1 and done.stderr.count('\n') == 1, done.stderr
 
 
 # --- configuration mapping ----------------------------------------------------------------------
