@@ -75,8 +75,9 @@ from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, 
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
 from robot_formats.nodes.description_publisher import TF_QOS
 from robot_formats.nodes.executors import draining_executor
-from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, guarded, joint_states_qos,
-                                              positive, ranged, run_node)
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, ParameterListing,
+                                              guarded, joint_states_qos, positive, ranged,
+                                              run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate
 
 __all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES',
@@ -298,20 +299,7 @@ class ProblemServer(Node):
 
     def __init__(self, node_name: str = 'problem_server', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
-        text = lambda d: ParameterDescriptor(description=d, read_only=True)  # noqa: E731
-        self.declare_parameter('problem_file', '', text('The TMP problem file (<problem>).'))
-        self.declare_parameter('mapping_file', '', text(
-            "Configuration-tag mapping YAML; '' = <problem stem>.mapping.yaml if it exists."))
-        self.declare_parameter('strict', False, text(
-            "Refuse every irregularity: the spec page's typos and any warning of the robot "
-            'files the problem names (as robot-formats check --strict).'))
-        self.declare_parameter('publish_frequency', 10.0, ranged(text(
-            "Maximum rate (Hz) of each robot's moving-joint transforms on /tf (0: one /tf "
-            'message per joint_states message), of re-sending a robot\'s configuration before '
-            'its first joint states, and of checking ~/scene for moved objects.'), *CAP_RANGE))
-        self.declare_parameter('joint_states_qos', 'sensor_data', text(
-            "QoS of the robots' joint_states subscriptions: 'sensor_data' (best effort, accepts "
-            "every publisher, as robot_state_publisher) or 'reliable'."))
+        self._declare_parameters()
         self.frequency = positive(self, 'publish_frequency', allow_zero=True)  # 0: no cap
         self.joint_states_qos = joint_states_qos(self)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
@@ -343,6 +331,37 @@ class ProblemServer(Node):
         self.create_timer(1.0 / self.frequency if self.frequency > 0 else UNCAPPED_PERIOD,
                           self._tick)
 
+    # --- parameters -------------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        self.declare_parameter('problem_file', '', _read_only('The TMP problem file (<problem>).'))
+        self.declare_parameter('mapping_file', '', _read_only(
+            "Configuration-tag mapping YAML; '' = <problem stem>.mapping.yaml if it exists."))
+        self.declare_parameter('strict', False, _read_only(
+            "Refuse every irregularity: the spec page's typos and any warning of the robot "
+            'files the problem names (as robot-formats check --strict).'))
+        self.declare_parameter('publish_frequency', 10.0, ranged(_read_only(
+            "Maximum rate (Hz) of each robot's moving-joint transforms on /tf (0: one /tf "
+            'message per joint_states message), of re-sending a robot\'s configuration before '
+            'its first joint states, and of checking ~/scene for moved objects.'), *CAP_RANGE))
+        self.declare_parameter('joint_states_qos', 'sensor_data', _read_only(
+            "QoS of the robots' joint_states subscriptions: 'sensor_data' (best effort, accepts "
+            "every publisher, as robot_state_publisher) or 'reliable'."))
+
+    def _declare_robot_parameters(self, robot: str) -> tuple[str, str]:
+        """``robots.<robot>.…``, declared once the problem names its robots: (joint_states
+        topic, publish_tf) as set."""
+        prefix = f'robots.{robot}.'
+        topic = self.declare_parameter(
+            prefix + 'joint_states_topic', f'{robot}/joint_states', _read_only(
+                f'Where the joint states of robot {robot!r} come from.')).value
+        publish_tf = self.declare_parameter(
+            prefix + 'publish_tf', 'all', _read_only(
+                f"Who publishes the frames <robot>/<link> of robot {robot!r}: 'all' (this "
+                "node: base, fixed and moving joints), 'base' (this node places the base at "
+                '<basepose>; another node publishes the joints with frame_prefix <robot>/), '
+                "'none' (another node publishes everything).")).value
+        return str(topic), str(publish_tf)
+
     # --- loading ----------------------------------------------------------------------------
     def _load(self) -> None:
         path = str(self.get_parameter('problem_file').value)
@@ -358,6 +377,11 @@ class ProblemServer(Node):
             robots = {name: self._robot_view(robot) for name, robot in problem.robots.items()}
         except (FormatError, ValueError) as err:  # a bad file, or a bad robots.<name> setting
             self.get_logger().error(f'{err}; serving nothing (every service answers '
+                                    'success=false)')
+            return
+        except Exception as err:  # noqa: BLE001 - a file the library fails on must not end us
+            self.get_logger().error(f'internal error loading {path}: {type(err).__name__}: '
+                                    f'{err}; serving nothing (every service answers '
                                     'success=false)')
             return
         irregular = [w for w in warnings if not w.is_note]
@@ -379,7 +403,7 @@ class ProblemServer(Node):
         qos = self.joint_states_qos
         for name, view in robots.items():
             publisher = self.create_publisher(String, f'{name}/robot_description', LATCHED_QOS)
-            publisher.publish(String(data=view.description.urdf))
+            publisher.publish(String(data=view.description.robot_description))
             self.create_subscription(JointState, view.joint_states_topic,
                                      functools.partial(self.joint_states_callback, view), qos)
         self._publish_static()
@@ -397,23 +421,12 @@ class ProblemServer(Node):
             self.get_logger().warning(f'robot {robot.name!r}: its configuration tags name '
                                       'joints its URDF form does not have; using its own '
                                       'initial configuration')
-        prefix = f'robots.{robot.name}.'
-        topic = self.declare_parameter(
-            prefix + 'joint_states_topic', f'{robot.name}/joint_states', ParameterDescriptor(
-                description=f'Where the joint states of robot {robot.name!r} come from.',
-                read_only=True)).value
-        publish_tf = str(self.declare_parameter(
-            prefix + 'publish_tf', 'all', ParameterDescriptor(
-                description=f"Who publishes robot {robot.name!r}'s frames <robot>/<link>: 'all' "
-                            "(this node: base, fixed and moving joints), 'base' (this node "
-                            'places the base at <basepose>; another node publishes the joints '
-                            "with frame_prefix <robot>/), 'none' (another node publishes "
-                            'everything).', read_only=True)).value)
+        topic, publish_tf = self._declare_robot_parameters(robot.name)
         if publish_tf not in PUBLISH_TF_CHOICES:
-            raise ValueError(f'parameter {prefix}publish_tf is {publish_tf!r}, not one of '
-                             f'{", ".join(PUBLISH_TF_CHOICES)}')
+            raise ValueError(f'parameter robots.{robot.name}.publish_tf is {publish_tf!r}, not '
+                             f'one of {", ".join(PUBLISH_TF_CHOICES)}')
         return RobotView(robot.name, description, robot.basepose, publish_tf, self.frequency,
-                         str(topic))
+                         topic)
 
     def _warn_about_unknown_robot_parameters(self) -> None:
         """A ``robots.<name>.…`` override naming no robot of the problem is a typo: say so."""
@@ -453,25 +466,27 @@ class ProblemServer(Node):
     # --- robots' joint states -------------------------------------------------------------------
     @guarded
     def joint_states_callback(self, view: RobotView, msg: JointState) -> None:
+        joint_tf = view.joint_tf
+        clock = self.get_clock().now().nanoseconds
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec or clock
         try:
-            plan = view.joint_tf.update(msg.name, msg.position)
+            if view.publish_tf != 'all':  # no TF from here: positions only, no rate cap
+                joint_tf.update(msg.name, msg.position)
+                publish = False
+            else:
+                if joint_tf.clock_moved_back(clock):
+                    self.get_logger().warning(f'{view.name}: the clock moved backwards: the /tf '
+                                              'rate cap starts again', throttle_duration_sec=10.0)
+                plan, publish = joint_tf.receive(msg.name, msg.position, stamp)
         except JointStateRefused as err:
             self.get_logger().warning(f'{view.name}: dropped {err}', throttle_duration_sec=10.0)
             return
         view.joint_states_received += 1
-        if view.publish_tf != 'all':
-            return
-        stamp = (msg.header.stamp.sec, msg.header.stamp.nanosec)
-        if stamp == (0, 0):
-            stamp = self._stamp()
-        now = time.monotonic()
-        if view.joint_tf.publish_now(plan, stamp, now):
-            self._publish_moving(view, plan, stamp, now)
+        if publish:
+            self._publish_moving(view, plan, stamp)
 
-    def _publish_moving(self, view: RobotView, plan: SolvePlan, stamp: tuple[int, int],
-                        now: float) -> None:
-        self.tf_pub.publish(view.moving_message(plan, *stamp))
-        view.joint_tf.published(plan, now)
+    def _publish_moving(self, view: RobotView, plan: SolvePlan, stamp: int) -> None:
+        self.tf_pub.publish(view.moving_message(plan, *divmod(stamp, 1_000_000_000)))
 
     def _publish_initial_tf(self, now: float) -> None:
         """Robots whose joint states have not come yet: their configuration tags on /tf."""
@@ -487,11 +502,11 @@ class ProblemServer(Node):
     def _tick(self) -> None:
         """Held-back /tf updates whose period has passed, the initial configurations, and
         ~/scene if an object moved."""
-        now = time.monotonic()
+        clock = self.get_clock().now().nanoseconds
         for view in self.robots.values():
-            for plan, stamp in view.joint_tf.due(now):
-                self._publish_moving(view, plan, stamp, now)  # type: ignore[arg-type]
-        self._publish_initial_tf(now)
+            for plan, stamp in view.joint_tf.due(clock):
+                self._publish_moving(view, plan, stamp)
+        self._publish_initial_tf(time.monotonic())
         if self.state is not None:
             self._publish_scene_if_changed()
 
@@ -806,8 +821,19 @@ class ProblemServer(Node):
         response.message = 'back to the initial state'
 
 
+def _declare_every_parameter(node: ProblemServer | ParameterListing) -> None:
+    """Every parameter the node takes, the per-robot ones as ``robots.<robot>.…`` (--help)."""
+    ProblemServer._declare_parameters(node)
+    ProblemServer._declare_robot_parameters(node, '<robot>')
+
+
+def _read_only(description: str) -> ParameterDescriptor:
+    return ParameterDescriptor(description=description, read_only=True)
+
+
 def main(args: list[str] | None = None) -> int:
-    return run_node('problem_server', ProblemServer, args, make_executor=draining_executor)
+    return run_node('problem_server', ProblemServer, args, parameters=_declare_every_parameter,
+                    make_executor=draining_executor)
 
 
 if __name__ == '__main__':
