@@ -13,14 +13,14 @@ document order, each joint's coordinates contiguous).
 from __future__ import annotations
 
 import math
-from dataclasses import FrozenInstanceError, fields
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from dataclasses import FrozenInstanceError, replace
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidValueError,
                                        ReferenceError, StructureError)
 from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.model import (IDENTITY, WORLD, Frame, Joint, JointType, Link, Mimic, Model,
-                                      Pose, Scene, dof_names, field_filler)
+                                      Pose, Scene, dof_names)
 from robot_formats.core.transforms import (axis_angle, exp_rotvec, invert, matrix_to_pose,
                                            normalized, pose_to_inverse_matrix, pose_to_matrix)
 
@@ -31,64 +31,17 @@ else:
 
 __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
-_SCREW = JointType.SCREW
-_EULER = JointType.EULER
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
-#: Joint kinds whose DoF names are the joint's own name or none (no generated URDF names).
-_NO_GENERATED_NAMES = frozenset({JointType.FIXED, JointType.REVOLUTE, JointType.CONTINUOUS,
-                                 JointType.PRISMATIC})
-_IDENTITY_4X4: list[np.ndarray] = []  # np.eye(4) once numpy is in use; never handed out
 
 
-def _identity() -> np.ndarray:
-    """A new 4×4 identity (a copy: a quarter of ``np.eye(4)``'s time)."""
-    if not _IDENTITY_4X4:
-        _IDENTITY_4X4.append(np.eye(4))
-    return _IDENTITY_4X4[0].copy()
-
-
-def _replace(obj, **changes):  # noqa: ANN001, ANN201 - as dataclasses.replace
-    """``dataclasses.replace`` for the model's dataclasses (every field a positional init
-    field), without its per-call field introspection: scoping a world's members copies every
-    link and joint of every load, and the standard function costs about twice the construction
-    itself. One function per class and set of changed fields, made on first use, reads the
-    other fields and calls the class with every field in order."""
-    function = _REPLACERS.get((type(obj), *changes))
-    if function is None:
-        function = _replacer(type(obj), tuple(changes))
-    return function(obj, *changes.values())
-
-
-_REPLACERS: dict[tuple, Callable] = {}  # (class, changed field, ...) -> replacing function
-
-
-def _replacer(cls: type, changed: tuple[str, ...]) -> Callable:
-    names = [f.name for f in fields(cls)]
-    unknown = set(changed) - set(names)
-    if unknown:
-        raise TypeError(f'{cls.__name__} has no field {sorted(unknown)[0]!r}')
-    parameters = ''.join(f', _{name}' for name in changed)
-    values = [f'_{name}' if name in changed else f'obj.{name}' for name in names]
-    filler = field_filler(cls)
-    namespace: dict[str, object] = {'_cls': cls, '_filler': filler, '_new': object.__new__}
-    if filler is None:
-        body = f'    return _cls({", ".join(values)})\n'
-    else:  # filled as a plain object, then given its class (see core.model._quicker_inits)
-        body = ('    new = _new(_filler)\n'
-                + ''.join(f'    new.{name} = {value}\n' for name, value in zip(names, values))
-                + '    new.__class__ = _cls\n    return new\n')
-    exec(f'def replace(obj{parameters}):\n{body}',  # noqa: S102 - our own text, as
-         namespace)  # dataclasses itself makes functions
-    function = _REPLACERS[(cls, *changed)] = namespace['replace']  # type: ignore[assignment]
-    return function  # type: ignore[return-value]
-
-
-def _replacing(cls: type, *changed: str) -> Callable:
-    """The function :func:`_replace` calls for ``cls`` objects and these changed fields, to
-    call directly in a loop over many members (no keyword dictionary and key per call); its
-    arguments: the object, then the new values in ``changed`` order."""
-    return _REPLACERS.get((cls, *changed)) or _replacer(cls, changed)
+def _generated_names(joint: Joint) -> set[str]:
+    """The names a joint's URDF form gives to its parts other than the joint itself: its
+    coordinates not named like it (``j/x``, ...) and a screw's translation (``j/translation``)."""
+    names = set(dof_names(joint)) - {joint.name}
+    if joint.type is JointType.SCREW:
+        names.add(f'{joint.name}/translation')
+    return names
 
 
 def scoped(prefix: str, name: str) -> str:
@@ -233,7 +186,7 @@ class Edge:
         if self._offset is None:
             child_offset = self._child_offset
             assert child_offset is not None
-            object.__setattr__(self, '_offset', _identity() if child_offset.is_identity
+            object.__setattr__(self, '_offset', np.eye(4) if child_offset.is_identity
                                else pose_to_inverse_matrix(child_offset))
         return self._offset  # type: ignore[return-value]
 
@@ -250,29 +203,6 @@ class Edge:
         """The same edge through ``joint`` (matrices already computed are shared)."""
         return Edge(self.child, self.parent, joint, self._origin, self._offset, self.kind,
                     pose=self._pose, child_offset=self._child_offset)
-
-
-_new_object = object.__new__
-_EDGE_SLOTS = Edge.__dict__
-_set_child, _set_parent, _set_joint, _set_kind, _set_pose, _set_child_offset, _set_origin, \
-    _set_offset = (_EDGE_SLOTS[name].__set__ for name in Edge.__slots__)
-
-
-def _pose_edge(child: str, parent: str, joint: Joint | None, kind: str, pose: Pose,
-               child_offset: Pose) -> Edge:
-    """``Edge(child, parent, joint, kind=kind, pose=pose, child_offset=child_offset)`` (both
-    poses given, no matrix) without the keyword call and ``object.__setattr__`` per slot: the
-    tree makes one per link and frame."""
-    edge = _new_object(Edge)
-    _set_child(edge, child)
-    _set_parent(edge, parent)
-    _set_joint(edge, joint)
-    _set_kind(edge, kind)
-    _set_pose(edge, IDENTITY if pose is None else pose)  # (as Edge() takes a None pose)
-    _set_child_offset(edge, IDENTITY if child_offset is None else child_offset)
-    _set_origin(edge, None)
-    _set_offset(edge, None)
-    return edge
 
 
 def _edge(child: str, parent: str, joint: Joint | None, origin: np.ndarray | None,
@@ -294,23 +224,12 @@ class KinematicTree:
         self.initial_positions: dict[str, float] = {}
         self._build(scene)
         self.order: tuple[str, ...] = self._topological_order()
-        names: list[str] = []
-        generated: list[str] = []  # coordinates not named like their joint, screw translations
-        for joint in self.joints.values():
-            own = dof_names(joint)
-            if len(own) == 1 and own[0] == joint.name:
-                names.append(own[0])
-            elif own:
-                names.extend(own)
-                generated.extend(own)
-            if joint.type is _SCREW:
-                generated.append(f'{joint.name}/translation')
+        names = [name for joint in self.joints.values() for name in dof_names(joint)]
         self.dof_names: tuple[str, ...] = tuple(names)
         self.dof_index: dict[str, int] = {name: i for i, name in enumerate(names)}
         if len(self.dof_index) != len(names):
             self._refuse_duplicate_dofs()
-        if generated and not self.joints.keys().isdisjoint(generated):
-            self._refuse_joint_names_of_coordinates()  # (raises, naming the first clash)
+        self._refuse_joint_names_of_coordinates()
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -319,12 +238,11 @@ class KinematicTree:
             raise StructureError('a document that is not a world holds exactly one model',
                                  scene.source)
         for model in scene.models:
-            prefix = model.name if scene.is_world else ''
-            self._add_model(model, prefix)
+            self._add_model(model, model.name if scene.is_world else '')
         for frame in scene.frames:
-            self._add_frame(frame, '', scene.source)
+            self._add_frame(frame, scene.source)
         for joint in scene.joints:
-            self._add_joint(joint, '', scene.source)
+            self._add_joint(joint, scene.source)
         self._resolve_frames(scene)
         if scene.is_world:
             self._place_model_roots(scene)
@@ -337,63 +255,45 @@ class KinematicTree:
                                      source, line)
 
     def _add_model(self, model: Model, prefix: str) -> None:
-        links, frames, root = self.links, self.frames, self.root
-        rename_link = _replacing(Link, 'name')
+        """The model's members, named within the scene (``prefix::name``; bare without a
+        prefix): one copy per member whose name or references change."""
         for link in model.links:
-            name = scoped(prefix, link.name) if prefix else link.name
-            if name in links or name in frames or (root and name == root):
-                self._claim(name, link.line, model.source)  # raises
-            links[name] = link if name == link.name else (
-                rename_link(link, name) if type(link) is Link else _replace(link, name=name))
-        for frame in model.frames:  # one copy per member: scoped name and references at once
-            name = scoped(prefix, frame.name)
-            self._claim(name, frame.line, model.source)
-            self.frames[name] = frame if not prefix else _replace(
-                frame, name=name, attached_to=scoped(prefix, frame.attached_to))
-        if not prefix:
-            for joint in model.joints:
-                self._add_joint(joint, '', model.source)
-            self.initial_positions.update(model.initial_positions)
-            return
-        scope = prefix + '::'  # scoped(prefix, name), written out: a few per member
-        rename_joint = _replacing(Joint, 'name', 'parent', 'child', 'mimic')
+            name = scoped(prefix, link.name)
+            self._claim(name, link.line, model.source)
+            self.links[name] = link if name == link.name else replace(link, name=name)
+        for frame in model.frames:
+            self._add_frame(frame if not prefix else replace(
+                frame, name=scoped(prefix, frame.name),
+                attached_to=scoped(prefix, frame.attached_to)), model.source)
         for joint in model.joints:
-            mimic = joint.mimic
-            if mimic is not None:
-                mimic = _replace(mimic, joint=scoped(prefix, mimic.joint))
-            name, parent, child = joint.name, joint.parent, joint.child
-            name = name if name == WORLD else scope + name
-            parent = parent if parent == WORLD else scope + parent
-            child = child if child == WORLD else scope + child
-            joint = (rename_joint(joint, name, parent, child, mimic) if type(joint) is Joint
-                     else _replace(joint, name=name, parent=parent, child=child, mimic=mimic))
-            self._add_joint(joint, '', model.source)
-        positions = self.initial_positions
+            if prefix:
+                mimic = joint.mimic
+                joint = replace(joint, name=scoped(prefix, joint.name),
+                                parent=scoped(prefix, joint.parent),
+                                child=scoped(prefix, joint.child),
+                                mimic=mimic if mimic is None else replace(
+                                    mimic, joint=scoped(prefix, mimic.joint)))
+            self._add_joint(joint, model.source)
         for dof, value in model.initial_positions.items():
-            positions[dof if dof == WORLD else scope + dof] = value
+            self.initial_positions[scoped(prefix, dof)] = value
 
-    def _add_frame(self, frame: Frame, prefix: str, source: str | None) -> None:
-        name = scoped(prefix, frame.name)
-        self._claim(name, frame.line, source)
-        self.frames[name] = frame if name == frame.name else _replace(frame, name=name)
+    def _add_frame(self, frame: Frame, source: str | None) -> None:
+        self._claim(frame.name, frame.line, source)
+        self.frames[frame.name] = frame
 
-    def _add_joint(self, joint: Joint, prefix: str, source: str | None) -> None:
-        name = scoped(prefix, joint.name) if prefix else joint.name
+    def _add_joint(self, joint: Joint, source: str | None) -> None:
+        name, parent, child, links = joint.name, joint.parent, joint.child, self.links
         if name in self.joints:
             raise DuplicateNameError(f'two joints are named {name!r}', source, joint.line)
-        if name != joint.name:
-            joint = _replace(joint, name=name)
-        parent, child, links = joint.parent, joint.child, self.links
-        if parent not in links or child not in links:
-            if child == WORLD and self.scene.is_world:  # the root has no parent joint
-                raise StructureError(f'joint {name!r}: the child cannot be "world", the root '
-                                     'of the scene', source, joint.line,
-                                     code='JOINT_CHILD_LINK_INVALID')
-            for end in (parent, child):
-                if end not in links and not (end == WORLD and self.scene.is_world):
-                    raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
-                                         source, joint.line)
-        if joint.type is _EULER and (
+        if child == WORLD and self.scene.is_world:  # the root has no parent joint
+            raise StructureError(f'joint {name!r}: the child cannot be "world", the root '
+                                 'of the scene', source, joint.line,
+                                 code='JOINT_CHILD_LINK_INVALID')
+        for end in (parent, child):
+            if end not in links and not (end == WORLD and self.scene.is_world):
+                raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
+                                     source, joint.line)
+        if joint.type is JointType.EULER and (
                 len(joint.axis_order) != 3 or set(joint.axis_order) - set('xyz')):
             raise InvalidValueError(f'euler joint {name!r} has axis order '
                                     f'{joint.axis_order!r}; expected three of x, y, z',
@@ -401,14 +301,14 @@ class KinematicTree:
         if parent == child:
             raise StructureError(f'joint {name!r} has the same parent and child {child!r}',
                                  source, joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
-        edges = self.edges
-        if child in edges:
-            other = edges[child].joint
+        if child in self.edges:
+            other = self.edges[child].joint
             raise StructureError(
                 f'link {child!r} is the child of two joints ({other.name if other else "?"!r}'
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
-        edges[child] = _pose_edge(child, parent, joint, 'link', joint.origin, joint.child_offset)
+        self.edges[child] = Edge(child, parent, joint, kind='link', pose=joint.origin,
+                                 child_offset=joint.child_offset)
 
     def _resolve_frames(self, scene: Scene) -> None:
         for name, frame in self.frames.items():
@@ -421,14 +321,14 @@ class KinematicTree:
             if target == name:
                 raise CycleError(f'frame {name!r} is attached to itself', scene.source,
                                  frame.line, code='FRAME_ATTACHED_TO_CYCLE')
-            self.edges[name] = _pose_edge(name, target, None, 'frame', frame.pose, IDENTITY)
+            self.edges[name] = Edge(name, target, None, kind='frame', pose=frame.pose)
 
     def _place_model_roots(self, scene: Scene) -> None:
         for model in scene.models:
             for link in model.links:
                 name = scoped(model.name, link.name)
                 if name not in self.edges:
-                    self.edges[name] = _pose_edge(name, WORLD, None, 'model', model.pose, IDENTITY)
+                    self.edges[name] = Edge(name, WORLD, None, kind='model', pose=model.pose)
 
     def _single_root(self, scene: Scene) -> str:
         roots = [name for name in self.links if name not in self.edges]
@@ -446,38 +346,21 @@ class KinematicTree:
         return roots[0]
 
     def _topological_order(self) -> tuple[str, ...]:
-        """Every non-root frame, parents before children, otherwise in document order;
+        """Every non-root frame, parents before children, otherwise in document order (each
+        parent's children in the order of the links, then the frames: stable and readable);
         raises CycleError on loops."""
         edges = self.edges
-        # Keep the document's order where the tree allows it: stable and readable. Each
-        # parent's children listed in the order of the links, then the frames (the sort below
-        # without sorting), when every edge is a link's or a frame's (a world's joint may name
-        # the root as its child: then the general way).
         children: dict[str, list[str]] = {}
-        found = 0
-        for name in (*self.links, *self.frames):
+        for name in (*self.links, *self.frames):  # every edge is a link's or a frame's
             edge = edges.get(name)
             if edge is not None:
-                found += 1
-                siblings = children.get(edge.parent)
-                if siblings is None:
-                    children[edge.parent] = [name]
-                else:
-                    siblings.append(name)
-        if found != len(edges):
-            children = self._children_sorted()
+                children.setdefault(edge.parent, []).append(name)
         order: list[str] = []
         stack = [self.root]
-        pop, push, visit, below_of = stack.pop, stack.append, order.append, children.get
         while stack:
-            node = pop()
-            visit(node)
-            below = below_of(node)
-            if below:
-                if len(below) == 1:  # (a chain: most frames)
-                    push(below[0])
-                else:
-                    stack.extend(reversed(below))
+            node = stack.pop()
+            order.append(node)
+            stack.extend(reversed(children.get(node, ())))
         del order[0]  # the root
         if len(order) != len(edges):
             reached = set(order)
@@ -489,23 +372,6 @@ class KinematicTree:
                              f'{self.root!r}', self.scene.source, line,
                              code='FRAME_ATTACHED_TO_CYCLE' if what == 'frames' else 'CYCLE')
         return tuple(order)
-
-    def _children_sorted(self) -> dict[str, list[str]]:
-        """Each parent's children, in the order of the links, then the frames."""
-        children: dict[str, list[str]] = {}
-        for name, edge in self.edges.items():
-            siblings = children.get(edge.parent)
-            if siblings is None:
-                children[edge.parent] = [name]
-            else:
-                siblings.append(name)
-        position: dict[str, int] | None = None
-        for siblings in children.values():
-            if len(siblings) > 1:
-                if position is None:
-                    position = {name: i for i, name in enumerate([*self.links, *self.frames])}
-                siblings.sort(key=position.__getitem__)
-        return children
 
     def _refuse_duplicate_dofs(self) -> None:
         seen: dict[str, Joint] = {}
@@ -522,12 +388,7 @@ class KinematicTree:
         """A joint may not be named like another joint's coordinate (``j/x``, ...) or a screw's
         translation (``j/translation``): in URDF these become joints, in one namespace."""
         for joint in self.joints.values():
-            if joint.type in _NO_GENERATED_NAMES:
-                continue
-            generated = set(dof_names(joint)) - {joint.name}
-            if joint.type is JointType.SCREW:
-                generated.add(f'{joint.name}/translation')
-            for name in sorted(generated & self.joints.keys()):
+            for name in sorted(_generated_names(joint) & self.joints.keys()):
                 raise DuplicateNameError(
                     f'joint {name!r} is named like a coordinate of {joint.type.value} joint '
                     f'{joint.name!r}, whose URDF form uses that name; rename it',
@@ -552,7 +413,7 @@ class KinematicTree:
                                      self.scene.source, joint.line)
             mimic = self._leading_mimic(joint)
             if mimic != joint.mimic:
-                resolved[name] = _replace(joint, mimic=mimic)
+                resolved[name] = replace(joint, mimic=mimic)
         for name, joint in resolved.items():
             self.joints[name] = joint
             self.edges[joint.child] = self.edges[joint.child].with_joint(joint)

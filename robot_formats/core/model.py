@@ -20,11 +20,9 @@ between threads (the description publisher swaps models atomically on reload).
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import math
-import types
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Mapping, Union
 
 from robot_formats.core.rotations import quat_to_rpy
@@ -321,12 +319,8 @@ class Joint:
 
     @property
     def dof_count(self) -> int:
-        if self.mimic is not None:
-            return 0
-        try:  # by the kind's value: an Enum member's __hash__ is Python code
-            return len(_SUFFIXES_BY_VALUE[self.type._value_])
-        except (AttributeError, KeyError):
-            return len(DOF_SUFFIXES[self.type])
+        """Independent coordinates (0 for fixed and mimic joints)."""
+        return 0 if self.mimic is not None else len(DOF_SUFFIXES[self.type])
 
 
 def dof_count(joint: Joint) -> int:
@@ -343,49 +337,15 @@ def dof_names(joint: Joint) -> tuple[str, ...]:
     """
     if joint.mimic is not None:
         return ()
-    kind = joint.type
-    try:  # by the kind's value: an Enum member's __hash__ is Python code
-        names = _NAMES_BY_VALUE[kind._value_]
-    except (AttributeError, KeyError):
-        names = None
-    if names is not None and kind is not _EULER:
-        if names is _OWN_NAME:
-            return (joint.name,)
-        if not names:
-            return ()
-        prefix = joint.name
-        return tuple([prefix + suffix for suffix in names])
-    if kind is JointType.EULER:
+    if joint.type is JointType.EULER:
         letters = joint.axis_order
-        ends = _EULER_ENDS.get(letters) if letters.__class__ is str else None
-        if ends is None:
-            if len(set(letters)) == len(letters):
-                ends = tuple(f'/{letter}' for letter in letters)
-            else:
-                ends = tuple(f'/{letter}{i}' for i, letter in enumerate(letters))
-            if letters.__class__ is str and len(_EULER_ENDS) < 64:
-                _EULER_ENDS[letters] = ends
-        prefix = joint.name
-        return tuple([prefix + end for end in ends])
+        if len(set(letters)) == len(letters):
+            return tuple(f'{joint.name}/{letter}' for letter in letters)
+        return tuple(f'{joint.name}/{letter}{i}' for i, letter in enumerate(letters))
     suffixes = DOF_SUFFIXES[joint.type]
     if suffixes == ('',):
         return (joint.name,)
     return tuple(f'{joint.name}/{suffix}' for suffix in suffixes)
-
-
-#: :data:`DOF_SUFFIXES` by the kind's value (``JointType.X._value_``, a plain string key).
-_SUFFIXES_BY_VALUE: dict[str, tuple[str, ...]] = {
-    kind._value_: suffixes for kind, suffixes in DOF_SUFFIXES.items()}
-_OWN_NAME: tuple[str, ...] = ('',)
-#: What :func:`dof_names` appends to a joint's name, by the kind's value: (``''``,) for a
-#: kind whose one coordinate is the joint's name (this very tuple), ``/suffix`` otherwise.
-_NAMES_BY_VALUE: dict[str, tuple[str, ...]] = {
-    value: _OWN_NAME if suffixes == ('',) else tuple('/' + suffix for suffix in suffixes)
-    for value, suffixes in _SUFFIXES_BY_VALUE.items()}
-_EULER = JointType.EULER
-#: An Euler joint's name endings by axis order (``'zyx'`` -> ``('/z', '/y', '/x')``), made on
-#: first use (a few orders in practice; bounded).
-_EULER_ENDS: dict[str, tuple[str, ...]] = {}
 
 
 # --- frames, models, scenes -----------------------------------------------------------------------
@@ -439,90 +399,3 @@ class Scene:
     is_world: bool = False
     physics: Mapping[str, object] = field(default_factory=dict)
     source: str | None = None
-
-
-def _quicker_inits(classes: tuple[type, ...]) -> None:
-    """Give these frozen dataclasses an ``__init__`` that does what the generated one does (the
-    same parameters, defaults and field assignments) at a fraction of its cost: readers make
-    thousands of these objects per load.
-
-    A frozen class refuses attribute assignment in its ``__setattr__``, so the generated
-    ``__init__`` calls ``object.__setattr__`` per field. The quicker one calls each slot's own
-    descriptor setter (bound once, no look-up per call); a class with many fields instead lends
-    the object, for the time of its assignments, to its :func:`field_filler` (the same slots,
-    so the same memory layout, which lets Python switch an object's class; assignments to a plain
-    class's slots are the interpreter's quickest), then gives it back its class. An object of a
-    subclass, whose layout may differ, is always filled through the setters.
-    A field with a default factory gets a new value per object when not given, as the generated
-    ``__init__`` does. One ``exec`` per call (import time matters to the CLI)."""
-    lines: list[str] = []
-    values: dict[str, object] = {'_set': object.__setattr__, '_factory': _FACTORY,
-                                 '_type': type}  # (a field may be named type)
-    for index, cls in enumerate(classes):
-        names, parameters, made = [], [], []
-        for item in fields(cls):
-            assert item.init and not item.kw_only and not hasattr(cls, '__post_init__')
-            names.append(item.name)
-            if item.default_factory is not MISSING:  # a new value per object, as dataclasses
-                values[f'_f{index}_{item.name}'] = item.default_factory
-                parameters.append(f'{item.name}=_factory')
-                made.append(f'    if {item.name} is _factory: {item.name} = '
-                            f'_f{index}_{item.name}()')
-            elif item.default is MISSING:
-                parameters.append(item.name)
-            else:
-                values[f'_d{index}_{item.name}'] = item.default
-                parameters.append(f'{item.name}=_d{index}_{item.name}')
-        lines.append(f'def _init{index}(self, {", ".join(parameters)}):')
-        lines.extend(made)
-        filler = field_filler(cls)
-        if filler is not None and len(names) >= _LEND_FROM_FIELDS:
-            values[f'_c{index}'], values[f'_l{index}'] = cls, filler
-            lines.append(f'    if _type(self) is _c{index}:')
-            lines.append(f'        _set(self, "__class__", _l{index})')
-            lines.extend(f'        self.{name} = {name}' for name in names)
-            lines.append(f'        self.__class__ = _c{index}')
-            lines.append('        return')
-        for name in names:
-            slot = cls.__dict__.get(name)
-            if type(slot) is _MEMBER:  # a slot's own setter: no attribute look-up per call
-                values[f'_s{index}_{name}'] = slot.__set__
-                lines.append(f'    _s{index}_{name}(self, {name})')
-            else:
-                lines.append(f'    _set(self, {name!r}, {name})')
-    exec('\n'.join(lines), values)  # noqa: S102 - our own text, as dataclasses itself does
-    for index, cls in enumerate(classes):
-        init = values[f'_init{index}']
-        init.__qualname__ = f'{cls.__qualname__}.__init__'  # type: ignore[attr-defined]
-        type.__setattr__(cls, '__init__', init)
-
-
-#: Fewer fields than this: two class switches cost more than the setters they save.
-_LEND_FROM_FIELDS = 6
-
-
-def field_filler(cls: type) -> type | None:
-    """A plain class with ``cls``'s slots, to fill a new ``cls`` object's fields with ordinary
-    assignments before giving it its class (see :func:`_quicker_inits`); None for a class
-    whose fields are not exactly its own slots. Made once per class: the class holds it."""
-    filler = cls.__dict__.get('_field_filler')
-    if filler is not None:
-        return filler
-    slots = cls.__dict__.get('__slots__')
-    names = tuple(item.name for item in fields(cls)) if dataclasses.is_dataclass(cls) else ()
-    if slots is None or tuple(slots) != names or cls.__bases__ != (object,) or not all(
-            type(cls.__dict__.get(name)) is _MEMBER for name in names):
-        return None
-    filler = type(f'_{cls.__name__}Fields', (), {'__slots__': tuple(slots)})
-    type.__setattr__(cls, '_field_filler', filler)
-    return filler
-
-
-_MEMBER = types.MemberDescriptorType  # a slot's descriptor
-#: The default of a parameter whose field has a default factory (dataclasses' own marker,
-#: so the signature reads as the generated one's: ``<factory>``).
-_FACTORY = getattr(dataclasses, '_HAS_DEFAULT_FACTORY', object())
-
-_quicker_inits((Pose, Box, Cylinder, Sphere, Ellipsoid, Capsule, Cone, Plane, Mesh, Material,
-                Visual, Collision, Inertial, SoftBody, Link, Limits, Dynamics, DofDynamics, Mimic,
-                Joint, Frame, Model, Scene))

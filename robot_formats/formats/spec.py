@@ -21,7 +21,7 @@ from lxml import etree
 
 from robot_formats.core.errors import Diagnostic
 from robot_formats.core.kinematics import KinematicTree
-from robot_formats.core.model import Scene, _quicker_inits
+from robot_formats.core.model import Scene
 
 if TYPE_CHECKING:  # the SDFormat package is imported only when an SDFormat file is read
     from robot_formats.formats.sdformat.uri import ResolverConfig
@@ -100,5 +100,3 @@ class DocumentResult:
     tree: KinematicTree | None = None  #: scenes only
     notes: tuple[Diagnostic, ...] = field(default_factory=tuple)  #: as LoadResult.notes
 
-
-_quicker_inits((LoadContext, LoadResult, DocumentResult))  # one of each per load

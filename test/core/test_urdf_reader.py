@@ -1,0 +1,72 @@
+"""The URDF reader's building blocks against independent references: the first child of each
+name as urdfdom's ``FirstChildElement`` finds it (TinyXML2 matches the name as written, prefix
+included), mesh names as ``urlparse`` classifies them, and ``<origin>`` as
+``Pose.from_xyz_rpy`` reads the numbers (signs of zeros included)."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from lxml import etree
+
+from robot_formats.core.model import Pose
+from robot_formats.formats.urdf.reader import _first_children, _UrdfParser, mesh_uri
+
+
+def _written_first_child(element: etree._Element, name: str) -> etree._Element | None:
+    """TinyXML2's ``FirstChildElement(name)``: the first element child whose name, as written
+    in the file (``prefix:local``), is ``name``."""
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        local = etree.QName(child).localname
+        written = f'{child.prefix}:{local}' if child.prefix else local
+        if written == name:
+            return child
+    return None
+
+
+def test_first_children_are_urdfdoms_first_child_elements() -> None:
+    root = etree.fromstring(
+        b'<robot xmlns:x="urn:x"><joint><!-- c --><x:origin/><origin a="1"/><origin a="2"/>'
+        b'<axis xmlns="urn:default"/><limit/><x:limit/><?pi x?><parent/></joint></robot>')
+    joint = root[0]
+    found = _first_children(joint)
+    for tag in ('origin', 'axis', 'limit', 'parent', 'child'):
+        assert found.get(tag) is _written_first_child(joint, tag), tag
+    assert 'x:origin' not in found and found['origin'].get('a') == '1'
+
+
+@pytest.mark.parametrize('name', ['package://p/m.stl', 'file:///tmp/m.stl', 'package://[p/m',
+                                  'package://pkg\u00e9/m.dae', 'm.stl', '/abs/m.stl',
+                                  'http://host/m.stl', 'PACKAGE://p/m.stl'])
+def test_mesh_uris_keep_what_urlparse_calls_a_uri(name: str, tmp_path: Path) -> None:
+    try:
+        scheme = urlparse(name).scheme
+    except ValueError:
+        scheme = None
+    if scheme:
+        assert mesh_uri(name, tmp_path) == name
+    elif scheme is None:
+        with pytest.raises(ValueError):
+            mesh_uri(name, tmp_path)
+    else:
+        assert mesh_uri(name, tmp_path) == (tmp_path / name).resolve().as_uri()
+
+
+def test_origin_is_from_xyz_rpy() -> None:
+    rng = random.Random(5)
+    parser = _UrdfParser(None, [])
+    texts = ['0 0 0', '0 -0 0', '-0 0 0', '1e-300 0 0', '1.5707963267949 0 0', '3 -2 1e5']
+    texts += [' '.join(repr(rng.uniform(-7, 7)) for _ in range(3)) for _ in range(500)]
+    for xyz, rpy in zip(texts, reversed(texts)):
+        element = etree.fromstring(f'<origin xyz="{xyz}" rpy="{rpy}"/>')
+        expected = Pose.from_xyz_rpy(tuple(map(float, xyz.split())),
+                                     tuple(map(float, rpy.split())))
+        got = parser.origin(element)
+        assert got == expected and [math.copysign(1, v) for v in got.quat] == \
+            [math.copysign(1, v) for v in expected.quat], (xyz, rpy)
