@@ -61,15 +61,19 @@ import functools
 import sys
 import threading
 import time
+from dataclasses import dataclass
 
 from action_msgs.msg import GoalStatus
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
+from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.duration import Duration as RosDuration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
@@ -79,23 +83,37 @@ from robot_formats_interfaces.action import PlayMotion
 from robot_formats_interfaces.msg import MotionInfo
 from robot_formats_interfaces.srv import ListMotions
 
-from robot_formats.core.errors import FormatError
+from robot_formats.core.errors import FormatError, InvalidValueError
 from robot_formats.formats.xmdi.library import MotionLibrary
 from robot_formats.formats.xmdi.mapping import ServoMapping
-from robot_formats.formats.xmdi.playback import (Interpolation, Playback, PlayOptions,
-                                                 TrajectoryPoint, sample_times)
+from robot_formats.formats.xmdi.playback import (MAX_PLAY_POINTS, MAX_PLAY_TIME, Interpolation,
+                                                 Playback, PlayOptions, SampleTimes,
+                                                 TrajectoryPoint)
 from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play
 from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE, choice,
                                               guarded, positive, ranged, run_node)
 from robot_formats.runtime.stream_timing import (StreamSamples, TickTiming, timing_thread_setup,
                                                  wait_until)
 
-__all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg']
+__all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg', 'PLAY_SERVICE_QOS',
+           'FEEDBACK_ACK_TIMEOUT', 'CONTROLLER_CHECK_PERIOD', 'MAX_PLAY_TIME',
+           'MAX_PLAY_POINTS']
 
 OUTPUT_MODES = ('trajectory', 'action', 'stream', 'joint_states')
 #: Python's GIL hand-over interval while streaming (the default 5 ms would let another thread
 #: hold the interpreter past a 1 kHz deadline).
 STREAM_SWITCH_INTERVAL = 1e-4
+#: ``~/play``'s goal, cancel and result services keep up to 1000 requests waiting: with ROS'
+#: default of 10, a burst of goals lost all but the first ten, which were never answered.
+PLAY_SERVICE_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=1000,
+                              reliability=ReliabilityPolicy.RELIABLE)
+#: Seconds every ``~/play`` feedback reader gets to acknowledge a finished play's last feedback
+#: (progress 1.0) before the result is sent (a reader that is gone or stalled is not waited for
+#: longer).
+FEEDBACK_ACK_TIMEOUT = 2.0
+#: Action mode: how often (s) the player looks whether the controller's action server is still
+#: on the ROS graph while it waits for the controller's result.
+CONTROLLER_CHECK_PERIOD = 0.1
 
 
 def duration_msg(seconds: float) -> Duration:
@@ -140,7 +158,13 @@ class MotionPlayer(Node):
         self._server = ActionServer(self, PlayMotion, '~/play', self._execute,
                                     goal_callback=lambda goal: GoalResponse.ACCEPT,
                                     cancel_callback=lambda handle: CancelResponse.ACCEPT,
-                                    callback_group=self._group)
+                                    callback_group=self._group,
+                                    goal_service_qos_profile=PLAY_SERVICE_QOS,
+                                    result_service_qos_profile=PLAY_SERVICE_QOS,
+                                    cancel_service_qos_profile=PLAY_SERVICE_QOS)
+        # the feedback goes out on this writer, beside rcl_action's own (see _FeedbackChannel)
+        self._feedback_pub = self.create_publisher(PlayMotion.Impl.FeedbackMessage,
+                                                   '~/play/_action/feedback', QoSProfile(depth=10))
         if self.mode in ('stream', 'joint_states'):
             sys.setswitchinterval(min(sys.getswitchinterval(), STREAM_SWITCH_INTERVAL))
         self.get_logger().info(
@@ -248,11 +272,12 @@ class MotionPlayer(Node):
                 return self._finish(goal_handle, result, err.code, err.message)
             self.get_logger().info(f'playing {playback.model.name!r} ({self.mode}, '
                                    f'{playback.total_time:.3f} s)')
+            play = _Play(goal_handle, playback, points, result,
+                         _FeedbackChannel(self._feedback_pub, goal_handle, playback))
             finished = Future(executor=self.executor)
             finished.add_done_callback(_wake)  # its task wakes the executor to resume us
             worker = threading.Thread(target=self._play_thread, name='motion_player_play',
-                                      args=(goal_handle, playback, points, result, finished),
-                                      daemon=True)
+                                      args=(play, finished), daemon=True)
             worker.start()
             code, message = await finished
             worker.join()
@@ -264,16 +289,19 @@ class MotionPlayer(Node):
         finally:
             self._busy.release()
 
-    def _play_thread(self, goal_handle, playback: Playback, points, result, finished) -> None:
-        """Runs the output mode; always completes ``finished`` with (result code, message)."""
+    def _play_thread(self, play: _Play, finished) -> None:
+        """Runs the output mode; always completes ``finished`` with (result code, message).
+        A finished play's last feedback (progress 1.0) is delivered before the result."""
         try:
-            message = getattr(self, f'_play_{self.mode}')(goal_handle, playback, points, result)
+            message = getattr(self, f'_play_{self.mode}')(play)
+            play.feedback.finish()
             outcome = ('SUCCESSFUL', message)
         except _Stop as stop:
             outcome = (stop.code, stop.message)
         except Exception as err:  # noqa: BLE001 - reported as the goal's result
             self.get_logger().error(f'internal error while playing: {type(err).__name__}: {err}')
             outcome = ('CONTROLLER_ERROR', f'internal error: {type(err).__name__}: {err}')
+        play.feedback.close()
         finished.set_result(outcome)
 
     def _finish(self, goal_handle, result, code: str, message: str):
@@ -292,18 +320,21 @@ class MotionPlayer(Node):
         return result
 
     def _prepare(self, goal) -> tuple[Playback, list[TrajectoryPoint]]:
-        """Every check, before anything is sent (MotionRejected with a code and a reason)."""
+        """Every check, before anything is sent (MotionRejected with a code and a reason):
+        the goal's numbers and the play's size (:data:`MAX_PLAY_TIME`,
+        :data:`MAX_PLAY_POINTS`), then the play against the robot model."""
         entry = self.library.get(goal.motion_name)
         if entry is None:
             raise MotionRejected('UNKNOWN_MOTION', f'no motion named {goal.motion_name!r} '
                                  f'(motions: {", ".join(self.library.names) or "none"})')
         options = PlayOptions(speed=goal.speed_factor or 1.0, loops=max(int(goal.loop_count), 1),
                               reverse=bool(goal.reverse), start_time=float(goal.start_time))
-        problems = options.problems(entry.model.duration)
-        if problems:
-            raise MotionRejected('INVALID_GOAL', '; '.join(problems))
-        playback = Playback(entry.model, options)
-        points = check_play(playback, self.robot)
+        try:
+            playback = Playback(entry.model, options)
+        except InvalidValueError as err:
+            raise MotionRejected('INVALID_GOAL', err.message) from None
+        points = check_play(playback, self.robot,
+                            whole_trajectory=self.mode in ('trajectory', 'action'))
         if self.mode == 'stream' and self.controller_joints:
             self._check_controller_joints(entry.model.joints)
         return playback, points
@@ -318,12 +349,6 @@ class MotionPlayer(Node):
         if not_commanded:
             raise MotionRejected('UNMAPPED_SERVO', 'the motion drives joints the controller does '
                                  f'not command (controller_joints): {", ".join(not_commanded)}')
-
-    def _feedback(self, goal_handle, playback: Playback, tau: float) -> None:
-        motion_time, loop, progress = playback.where(tau)
-        goal_handle.publish_feedback(PlayMotion.Feedback(
-            time=float(motion_time), frame=float(motion_time / self.frame_period),
-            progress=float(progress), loop=int(loop)))
 
     def _canceled(self, playback: Playback, tau: float) -> _Stop:
         state = playback.state(tau)
@@ -348,53 +373,54 @@ class MotionPlayer(Node):
                                tuple(0.0 for _ in state.positions))
         return self._trajectory_msg(playback.model.joints, [hold])
 
-    def _play_trajectory(self, goal_handle, playback, points, result) -> str:
-        self.trajectory_pub.publish(self._trajectory_msg(playback.model.joints, points))
+    def _play_trajectory(self, play: _Play) -> str:
+        playback = play.playback
+        self.trajectory_pub.publish(self._trajectory_msg(playback.model.joints, play.points))
         start = time.monotonic()
         while True:
             tau = time.monotonic() - start
-            if goal_handle.is_cancel_requested:
+            if play.goal.is_cancel_requested:
                 self.trajectory_pub.publish(self._hold_msg(playback, tau))
                 raise self._canceled(playback, tau)
-            self._feedback(goal_handle, playback, tau)
             if tau >= playback.total_time:
-                return (f'sent {len(points)} points to {self._output_name()}; played '
+                return (f'sent {len(play.points)} points to {self._output_name()}; played '
                         f'{playback.total_time:.3f} s')
+            play.feedback.publish(tau)
             time.sleep(min(self.feedback_period, max(playback.total_time - tau, 0.0)) + 1e-4)
 
-    def _play_stream(self, goal_handle, playback, points, result) -> str:
-        joints = playback.model.joints
+    def _play_stream(self, play: _Play) -> str:
+        joints = play.playback.model.joints
         order = [joints.index(j) for j in self.controller_joints] if self.controller_joints \
             else list(range(len(joints)))
 
         def message(positions, velocities) -> Float64MultiArray:
             return Float64MultiArray(data=positions[order].tolist())
-        timing = self._tick_loop(goal_handle, playback, message, self.stream_pub)
+        timing = self._tick_loop(play, message, self.stream_pub)
         return (f'streamed {timing.count} commands at {self.stream_rate:g} Hz to '
                 f'{self._output_name()}; {timing.summary()}')
 
-    def _play_joint_states(self, goal_handle, playback, points, result) -> str:
-        joints = list(playback.model.joints)
+    def _play_joint_states(self, play: _Play) -> str:
+        joints = list(play.playback.model.joints)
 
         def message(positions, velocities) -> JointState:
             return JointState(name=joints, position=positions.tolist(),
                               velocity=velocities.tolist())
-        timing = self._tick_loop(goal_handle, playback, message, self.joint_states_pub,
-                                 stamped=True)
+        timing = self._tick_loop(play, message, self.joint_states_pub, stamped=True)
         return (f'published {timing.count} joint states at {self.stream_rate:g} Hz; '
                 f'{timing.summary()}')
 
-    def _tick_loop(self, goal_handle, playback: Playback, message, publisher,
-                   stamped: bool = False) -> TickTiming:
+    def _tick_loop(self, play: _Play, message, publisher, stamped: bool = False) -> TickTiming:
         """Publish the state at tau = k / rate (k = 0, 1, ...) and at the end, on an absolute
         schedule. Only ``publish`` happens at a deadline: the samples are computed ahead in
-        vectorised chunks and the next message is built in the slack after a publish; the
-        thread sleeps until shortly before each deadline and waits out the rest precisely.
-        Returns the measured publish instants."""
+        vectorised chunks (the tick times too: memory stays bounded whatever the play's length)
+        and the next message is built in the slack after a publish; the thread sleeps until
+        shortly before each deadline and waits out the rest precisely. Returns the measured
+        publish instants."""
+        playback = play.playback
         problem = timing_thread_setup(self.realtime_priority)
         if problem:
             self.get_logger().warning(problem, once=True)
-        taus = sample_times(playback.total_time, self.stream_rate)
+        taus = SampleTimes(playback.total_time, self.stream_rate)
         timing = TickTiming(len(taus))
         chunk = max(8, int(self.stream_rate * 0.05))
         samples = StreamSamples(playback, taus, chunk)
@@ -402,7 +428,7 @@ class MotionPlayer(Node):
         pending = message(*samples.get(0))
         start = time.monotonic() + 0.002  # tick 0 is a deadline too
         for tick, tau in enumerate(taus):
-            if goal_handle.is_cancel_requested:
+            if play.goal.is_cancel_requested:
                 now = min(time.monotonic() - start, playback.total_time)
                 state = playback.state(now)
                 publisher.publish(message(state.positions, state.velocities))  # hold here
@@ -416,19 +442,18 @@ class MotionPlayer(Node):
             if tick + 1 < len(taus):
                 pending = message(*samples.get(tick + 1))
             if tau >= next_feedback:
-                self._feedback(goal_handle, playback, tau)
+                play.feedback.publish(tau)
                 next_feedback = tau + self.feedback_period
-        self._feedback(goal_handle, playback, playback.total_time)
         return timing
 
-    def _play_action(self, goal_handle, playback, points, result) -> str:
-        client = self.action_client
+    def _play_action(self, play: _Play) -> str:
+        client, playback = self.action_client, play.playback
         if not client.wait_for_server(timeout_sec=self.controller_timeout):
             raise _Stop('CONTROLLER_ERROR', f'no FollowJointTrajectory server at '
                         f'{self._output_name()} within {self.controller_timeout:g} s')
         goal = FollowJointTrajectory.Goal(
-            trajectory=self._trajectory_msg(playback.model.joints, points))
-        relay = functools.partial(self._relay_feedback, goal_handle, playback)
+            trajectory=self._trajectory_msg(playback.model.joints, play.points))
+        relay = functools.partial(self._relay_feedback, play.feedback)
         handle = _wait(client.send_goal_async(goal, feedback_callback=relay),
                        self.controller_timeout)
         if handle is None:
@@ -439,34 +464,109 @@ class MotionPlayer(Node):
                         'the trajectory (joint_trajectory_controller rejects goals that do not '
                         'name all its joints unless allow_partial_joints_goal is set; its log '
                         'says why)')
-        result_future = handle.get_result_async()
-        done = threading.Event()
-        result_future.add_done_callback(lambda _: done.set())
-        start = time.monotonic()
-        while not done.wait(0.005):
-            if goal_handle.is_cancel_requested:
-                tau = time.monotonic() - start
-                _wait(handle.cancel_goal_async(), self.controller_timeout)  # the controller holds
-                _wait(result_future, self.controller_timeout)
-                raise self._canceled(playback, tau)
-        wrapped = result_future.result()
+        wrapped = self._await_controller(play, handle)
         controller = wrapped.result
-        result.controller_error_code = int(controller.error_code)
-        result.controller_error_string = controller.error_string
+        play.result.controller_error_code = int(controller.error_code)
+        play.result.controller_error_string = controller.error_string
         if (controller.error_code != FollowJointTrajectory.Result.SUCCESSFUL
                 or wrapped.status != GoalStatus.STATUS_SUCCEEDED):
             raise _Stop('CONTROLLER_ERROR', f'the controller aborted the trajectory (status '
                         f'{_STATUS_NAMES.get(wrapped.status, wrapped.status)}, error_code '
                         f'{controller.error_code}: {controller.error_string or "no message"})')
-        self._feedback(goal_handle, playback, playback.total_time)
-        return f'{self._output_name()} executed {len(points)} points'
+        return f'{self._output_name()} executed {len(play.points)} points'
+
+    def _await_controller(self, play: _Play, handle):
+        """The controller's result; a cancel is passed on (the controller holds). A controller
+        that leaves the ROS graph, or has not answered ``controller_timeout`` after the
+        trajectory's end, ends the play with CONTROLLER_ERROR (its goal is canceled, in case
+        it is only slow): the next goal is served."""
+        playback, client = play.playback, self.action_client
+        result_future = handle.get_result_async()
+        done = threading.Event()
+        result_future.add_done_callback(lambda _: done.set())
+        start = time.monotonic()
+        deadline = start + playback.total_time + self.controller_timeout
+        next_graph_check = start
+        while not done.wait(0.005):
+            now = time.monotonic()
+            if play.goal.is_cancel_requested:
+                _wait(handle.cancel_goal_async(), self.controller_timeout)  # the controller holds
+                _wait(result_future, self.controller_timeout)
+                raise self._canceled(playback, now - start)
+            if now >= next_graph_check:
+                next_graph_check = now + CONTROLLER_CHECK_PERIOD
+                if not client.server_is_ready():
+                    raise _Stop('CONTROLLER_ERROR', f'the controller at {self._output_name()} '
+                                f'left the ROS graph {now - start:.3f} s into the play; nothing '
+                                'is moving it now')
+            if now >= deadline:
+                handle.cancel_goal_async()  # in case it is only slow: it stops and holds
+                raise _Stop('CONTROLLER_ERROR', f'no result from the controller at '
+                            f'{self._output_name()} {self.controller_timeout:g} s '
+                            f'(controller_timeout) after the trajectory\'s end '
+                            f'({playback.total_time:.3f} s); its goal was canceled')
+        return result_future.result()
 
     @guarded(throttle_sec=0)
-    def _relay_feedback(self, goal_handle, playback: Playback, feedback_msg) -> None:
+    def _relay_feedback(self, channel: _FeedbackChannel, feedback_msg) -> None:
         """The controller's progress (desired.time_from_start) as PlayMotion feedback."""
         desired = feedback_msg.feedback.desired.time_from_start
-        self._feedback(goal_handle, playback, desired.sec + desired.nanosec * 1e-9)
+        channel.publish(desired.sec + desired.nanosec * 1e-9)
 
+
+class _FeedbackChannel:
+    """One play's ``~/play`` feedback. Every message goes out on one writer, so feedback arrives
+    in order; :meth:`finish` publishes the final one (progress 1.0) and waits until every
+    feedback reader has acknowledged it (at most :data:`FEEDBACK_ACK_TIMEOUT`), so a client
+    has it before the result, which travels on another channel; after :meth:`finish` or
+    :meth:`close` nothing more is published (a controller's feedback relayed late).
+
+    The writer is the node's own publisher on the action's feedback topic
+    (``<action>/_action/feedback``, where rcl_action's writer is): rclpy's action server
+    offers no way to wait for its feedback to be acknowledged."""
+
+    def __init__(self, publisher, goal_handle, playback: Playback) -> None:
+        self._publisher, self._goal, self._playback = publisher, goal_handle, playback
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _message(self, tau: float):
+        motion_time, loop, progress = self._playback.where(tau)
+        frame = motion_time / self._playback.model.frame_period
+        return PlayMotion.Impl.FeedbackMessage(
+            goal_id=self._goal.goal_id, feedback=PlayMotion.Feedback(
+                time=float(motion_time), frame=float(frame), progress=float(progress),
+                loop=int(loop)))
+
+    def publish(self, tau: float) -> None:
+        """Where the play is at play time ``tau``."""
+        with self._lock:
+            if not self._closed:
+                self._publisher.publish(self._message(tau))
+
+    def finish(self) -> None:
+        """The play's end, acknowledged by the readers; then the channel is closed."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._publisher.publish(self._message(self._playback.total_time))
+        self._publisher.wait_for_all_acked(RosDuration(seconds=FEEDBACK_ACK_TIMEOUT))
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+
+
+@dataclass
+class _Play:
+    """One accepted goal being played: what the play thread works on."""
+
+    goal: ServerGoalHandle
+    playback: Playback
+    points: list[TrajectoryPoint]
+    result: PlayMotion.Result
+    feedback: _FeedbackChannel
 
 _STATUS_NAMES = {GoalStatus.STATUS_SUCCEEDED: 'SUCCEEDED', GoalStatus.STATUS_ABORTED: 'ABORTED',
                  GoalStatus.STATUS_CANCELED: 'CANCELED'}

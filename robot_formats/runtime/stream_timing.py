@@ -16,7 +16,8 @@ import numpy as np
 
 from robot_formats.formats.xmdi.playback import Playback
 
-__all__ = ['StreamSamples', 'TickTiming', 'SPIN_MARGIN', 'wait_until', 'timing_thread_setup']
+__all__ = ['StreamSamples', 'TickTiming', 'TIMED_TICKS', 'SPIN_MARGIN', 'wait_until',
+           'timing_thread_setup']
 
 
 class StreamSamples:
@@ -24,7 +25,9 @@ class StreamSamples:
     (vectorised) as the stream reaches them: bounded memory for long plays, no per-tick
     interpolation work."""
 
-    def __init__(self, playback: Playback, taus: np.ndarray, chunk: int) -> None:
+    def __init__(self, playback: Playback, taus, chunk: int) -> None:
+        """``taus``: the tick times, any sequence whose slices are arrays (an array, or a
+        :class:`~robot_formats.formats.xmdi.playback.SampleTimes` computing them when read)."""
         self.playback, self.taus, self.chunk = playback, taus, chunk
         self.first = -chunk
         self.positions = self.velocities = np.zeros((0, 0))
@@ -37,18 +40,28 @@ class StreamSamples:
         return self.positions[tick - self.first], self.velocities[tick - self.first]
 
 
+#: Publish instants a :class:`TickTiming` keeps for its percentiles (8 MB): those of the first
+#: ticks of a longer stream (its maximum counts every tick), so a day-long play's memory stays
+#: bounded.
+TIMED_TICKS = 1_000_000
+
+
 class TickTiming:
     """When each streamed message was actually published, relative to its scheduled instant
-    (measured right after ``publish`` returned, with the same monotonic clock)."""
+    (measured right after ``publish`` returned, with the same monotonic clock): percentiles over
+    the first :data:`TIMED_TICKS` ticks, the maximum over all."""
 
     def __init__(self, count: int) -> None:
         self.count = count
-        self.lateness = np.zeros(count)
+        self.lateness = np.zeros(min(count, TIMED_TICKS))
         self.recorded = 0
+        self.worst = 0.0
 
     def record(self, tick: int, late: float) -> None:
-        self.lateness[tick] = late
-        self.recorded = tick + 1
+        if tick < len(self.lateness):
+            self.lateness[tick] = late
+            self.recorded = tick + 1
+        self.worst = max(self.worst, abs(late))
 
     def percentile_ms(self, q: float) -> float:
         return float(np.percentile(np.abs(self.lateness[:self.recorded]), q) * 1e3)
@@ -58,7 +71,7 @@ class TickTiming:
         if not self.recorded:
             return 'no message published'
         return (f'publish time - schedule: p50 {self.percentile_ms(50):.4f} ms, '
-                f'p99 {self.percentile_ms(99):.4f} ms, max {self.percentile_ms(100):.4f} ms')
+                f'p99 {self.percentile_ms(99):.4f} ms, max {self.worst * 1e3:.4f} ms')
 
 
 #: The play thread sleeps until this long before a deadline, then spins: longer than a sleep's

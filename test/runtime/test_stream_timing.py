@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from robot_formats.formats.xmdi.document import Motion, ServoTrack
-from robot_formats.formats.xmdi.playback import MotionModel, Playback, PlayOptions
-from robot_formats.runtime.stream_timing import (SPIN_MARGIN, StreamSamples, TickTiming,
-                                                 timing_thread_setup, wait_until)
+from robot_formats.formats.xmdi.playback import MotionModel, Playback, PlayOptions, SampleTimes
+from robot_formats.runtime.stream_timing import (SPIN_MARGIN, TIMED_TICKS, StreamSamples,
+                                                 TickTiming, timing_thread_setup, wait_until)
 
 MOTION = Motion('m', (ServoTrack('a', (0.0, 1.0, -0.5), (0, 10, 30)),
                       ServoTrack('b', (0.2, 0.4), (5, 20))))
@@ -42,6 +42,21 @@ def test_tick_timing_percentiles_and_summary() -> None:
     assert timing.percentile_ms(50) == pytest.approx(1.5)
     assert timing.summary() == ('publish time - schedule: p50 1.5000 ms, p99 3.9400 ms, '
                                 'max 4.0000 ms')
+
+
+def test_a_day_long_stream_keeps_bounded_memory() -> None:
+    playback = Playback(MotionModel(MOTION, frame_period=0.01), PlayOptions(loops=200_000))
+    taus = SampleTimes(playback.total_time, 1000.0)  # 62 million ticks, none made yet
+    samples = StreamSamples(playback, taus, 64)
+    last = len(taus) - 1
+    positions, _ = samples.get(last)
+    assert np.array_equal(positions, playback.state(playback.total_time).positions)
+    timing = TickTiming(len(taus))
+    assert len(timing.lateness) == TIMED_TICKS
+    for tick, late in ((0, 0.001), (TIMED_TICKS - 1, 0.002), (last, -0.05)):
+        timing.record(tick, late)
+    assert timing.recorded == TIMED_TICKS  # the percentiles: the first ticks
+    assert timing.summary().endswith('max 50.0000 ms')  # the maximum: every tick
 
 
 def test_wait_until_never_returns_early() -> None:

@@ -27,7 +27,7 @@ from robot_formats.formats.xmdi.document import DEFAULT_FRAME_PERIOD, Motion
 from robot_formats.formats.xmdi.mapping import ServoMapping
 
 __all__ = ['Interpolation', 'JointCurve', 'MotionModel', 'PlayOptions', 'PlayState', 'Playback',
-           'TrajectoryPoint', 'sample_times']
+           'TrajectoryPoint', 'SampleTimes', 'sample_times', 'MAX_PLAY_TIME', 'MAX_PLAY_POINTS']
 
 #: Two sample times closer than this are the same instant (grid point vs. the duration).
 TIME_EPSILON = 1e-9
@@ -209,24 +209,67 @@ class MotionModel:
         return [[float(t), *map(float, row)] for t, row in zip(times, values)]
 
 
-#: Most samples :func:`sample_times` gives: a bound on memory (160 MB of times; 5.5 h of
-#: streaming at 1 kHz), as a motion file's times can be huge.
+#: Most samples :func:`sample_times` gives at once: a bound on memory (160 MB of times), as a
+#: motion file's times can be huge. A stream reads :class:`SampleTimes` a chunk at a time
+#: instead, in bounded memory whatever its length.
 MAX_SAMPLES = 20_000_000
 
 
+class SampleTimes:
+    """0, 1/rate, 2/rate, ... before ``duration``, then ``duration`` itself (once), computed
+    when read: ``len``, an index or a slice (a numpy array), iteration."""
+
+    def __init__(self, duration: float, rate: float) -> None:
+        if not (math.isfinite(rate) and rate > 0):
+            raise InvalidValueError(f'sample rate {rate!r} must be a positive number of hertz')
+        if not (math.isfinite(duration) and duration >= 0):
+            raise InvalidValueError(f'a motion of {duration!r} s cannot be sampled')
+        self.duration, self.rate = float(duration), float(rate)
+        grid = int(math.floor(duration * rate + TIME_EPSILON)) + 1  # k / rate, k < grid ...
+        while grid > 0 and (grid - 1) / rate >= duration - TIME_EPSILON:
+            grid -= 1  # ... and only those before the duration
+        self.grid = grid
+        self.count = grid + 1
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int | slice) -> float | np.ndarray:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self.count)
+            ticks = np.arange(start, stop, step, dtype=float)
+            times = ticks / self.rate
+            times[ticks == self.grid] = self.duration
+            return times
+        if index < 0:
+            index += self.count
+        if not 0 <= index < self.count:
+            raise IndexError(index)
+        return self.duration if index == self.grid else index / self.rate
+
+    def __iter__(self):
+        for tick in range(self.grid):
+            yield tick / self.rate
+        yield self.duration
+
+
 def sample_times(duration: float, rate: float) -> np.ndarray:
-    """0, 1/rate, 2/rate, ... before ``duration``, then ``duration`` itself (once)."""
-    if not (math.isfinite(rate) and rate > 0):
-        raise InvalidValueError(f'sample rate {rate!r} must be a positive number of hertz')
-    if not (math.isfinite(duration) and duration >= 0):
-        raise InvalidValueError(f'a motion of {duration!r} s cannot be sampled')
-    count = int(math.floor(duration * rate + TIME_EPSILON)) + 1
-    if count > MAX_SAMPLES:  # found by fuzzing: a 25 GB array for one mangled time
-        raise InvalidValueError(f'sampling {duration:g} s at {rate:g} Hz gives {count} samples, '
-                                f'more than {MAX_SAMPLES}; lower the rate')
-    grid = np.arange(count, dtype=float) / rate
-    grid = grid[grid < duration - TIME_EPSILON]
-    return np.append(grid, duration)
+    """0, 1/rate, 2/rate, ... before ``duration``, then ``duration`` itself (once): every
+    :class:`SampleTimes` at once (InvalidValueError beyond :data:`MAX_SAMPLES`)."""
+    times = SampleTimes(duration, rate)
+    if len(times) > MAX_SAMPLES:  # found by fuzzing: a 25 GB array for one mangled time
+        raise InvalidValueError(f'sampling {duration:g} s at {rate:g} Hz gives {len(times)} '
+                                f'samples, more than {MAX_SAMPLES}; lower the rate')
+    return times[:]
+
+
+#: Longest play (seconds, loops and speed factor included): a day. A loop count or speed factor
+#: beyond it is refused up front, before anything is computed or sent (a uint32 loop count can
+#: ask for a play longer than the universe's age).
+MAX_PLAY_TIME = 86_400.0
+#: Most trajectory points one play sends to a trajectory controller (every key frame of every
+#: loop; a JointTrajectory message, built whole before it is sent).
+MAX_PLAY_POINTS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +338,12 @@ class Playback:
         self.played_length = first + (options.loops - 1) * (self.wrap + model.duration)
         #: Seconds the play lasts.
         self.total_time = self.played_length / options.speed
+        if not self.total_time <= MAX_PLAY_TIME:  # (inf and nan too)
+            raise InvalidValueError(
+                f'the play would last {self.total_time:.6g} s ({options.loops} loop(s) of '
+                f'{model.duration:g} s at speed factor {options.speed:g}), more than the '
+                f'{MAX_PLAY_TIME:g} s a play may last; raise the speed factor or lower the '
+                'loop count')
 
     # --- the timeline ---------------------------------------------------------------------
     def _motion_time(self, u: float) -> float:
@@ -377,12 +426,33 @@ class Playback:
                          dweight * (start - end), progress)
 
     # --- what a trajectory controller receives --------------------------------------------
+    def _played_keys(self) -> np.ndarray:
+        """Every key time of the motion as played position u (reversed when playing back)."""
+        duration = self.model.duration
+        return np.unique(np.array([duration - k if self.options.reverse else k
+                                   for k in self.model.key_times()]))
+
+    def point_count(self) -> int:
+        """How many points :meth:`trajectory_points` gives, without making them."""
+        if self.total_time == 0.0:
+            return 1
+        keys_u = self._played_keys()
+        first = int(np.count_nonzero(keys_u > self.start + TIME_EPSILON)) + 1
+        return first + (self.options.loops - 1) * len(keys_u)
+
     def trajectory_points(self) -> list[TrajectoryPoint]:
         """The play as trajectory points: every key time (in every loop), the seek position,
-        the loop transitions. time = (frame · period − seek) / speed (+ earlier loops)."""
+        the loop transitions. time = (frame · period − seek) / speed (+ earlier loops).
+        InvalidValueError beyond :data:`MAX_PLAY_POINTS`."""
+        count = self.point_count()
+        if count > MAX_PLAY_POINTS:
+            raise InvalidValueError(
+                f'the play would send {count} trajectory points ({self.options.loops} loop(s)), '
+                f'more than the {MAX_PLAY_POINTS} one trajectory may hold; lower the loop count')
         duration, speed = self.model.duration, self.options.speed
-        keys_u = np.unique(np.array([duration - k if self.options.reverse else k
-                                     for k in self.model.key_times()]))
+        keys_u = self._played_keys()
+        if self.total_time == 0.0:
+            return [self._point(0.0, self.start)]
         points: list[TrajectoryPoint] = []
         offset = 0.0
         for loop in range(self.options.loops):
@@ -393,8 +463,6 @@ class Playback:
             for u in loop_keys:
                 points.append(self._point(offset + (u - lower) / speed, u))
             offset += (duration - lower) / speed + self.wrap / speed
-        if self.total_time == 0.0:
-            return points[:1]
         return points
 
     def _point(self, time: float, u: float) -> TrajectoryPoint:

@@ -16,10 +16,10 @@ the robot model comes from URDF text (``robot_description``) through the library
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NoReturn
 
-from robot_formats.core.errors import Diagnostic
+from robot_formats.core.errors import Diagnostic, InvalidValueError
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import JointType
 from robot_formats.formats.urdf.reader import parse_urdf_element
@@ -89,17 +89,27 @@ class RobotJoints:
         return cls.from_tree(KinematicTree(parse_urdf_element(root, source, warnings)))
 
 
-def check_play(playback: Playback, robot: RobotJoints | None) -> list[TrajectoryPoint]:
-    """Every check; the trajectory points to send when they all pass."""
+def check_play(playback: Playback, robot: RobotJoints | None, whole_trajectory: bool = True
+               ) -> list[TrajectoryPoint]:
+    """Every check; the trajectory points to send when they all pass.
+
+    ``whole_trajectory``: the play is sent as one trajectory (its points are returned, at most
+    :data:`~robot_formats.formats.xmdi.playback.MAX_PLAY_POINTS`); otherwise (streamed) the
+    points of one loop are checked, as every loop repeats them, and none are returned."""
     if robot is None:
         raise MotionRejected('NO_ROBOT_MODEL', 'no robot model yet: waiting for '
                              'robot_description, so the joints and limits cannot be checked')
     _check_joints(playback, robot)
     _check_positions(playback, robot)
     _check_speeds(playback, robot)
-    points = playback.trajectory_points()
+    checked = playback if whole_trajectory else Playback(
+        playback.model, replace(playback.options, loops=1))
+    try:
+        points = checked.trajectory_points()
+    except InvalidValueError as err:  # more points than one trajectory may hold
+        raise MotionRejected('INVALID_GOAL', err.message) from None
     check_trajectory(playback.model.joints, points)
-    return points
+    return points if whole_trajectory else []
 
 
 def _check_joints(playback: Playback, robot: RobotJoints) -> None:
