@@ -8,6 +8,9 @@ produced) removes the temporary file and leaves the old target whole, byte for b
 never see a half-written file. Writing through a symbolic link replaces the file it points to,
 as ``open(path, 'w')`` would. A new file gets the permissions ``open`` would give it (0666 less
 the umask); a replaced one keeps its own.
+
+:func:`path_inside` confines a path a peer names (a node writing where a request says) to a
+directory.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import BinaryIO, Iterator
 
 from robot_formats.core.errors import FileAccessError
 
-__all__ = ['atomic_write', 'replacing']
+__all__ = ['atomic_write', 'replacing', 'path_inside']
 
 
 def atomic_write(path: str | os.PathLike, data: str | bytes, encoding: str = 'utf-8') -> None:
@@ -60,6 +63,18 @@ def replacing(path: str | os.PathLike) -> Iterator[BinaryIO]:
         _remove(temporary)
         raise
     _sync_directory(target.parent)
+
+
+def path_inside(root: str | os.PathLike, name: str | os.PathLike) -> Path | None:
+    """``name`` (relative to ``root``, or absolute) with every symbolic link resolved, if it
+    lies strictly inside ``root`` (resolved too); None if it leaves it (``..``, an absolute
+    path elsewhere, a symbolic link pointing out) or is ``root`` itself.
+
+    The check for a directory that confines what a peer may name (a node writing where a
+    request says); the path returned is the one to use, so a link is not followed twice."""
+    base = Path(os.path.realpath(os.fspath(root)))
+    candidate = Path(os.path.realpath(os.path.join(base, os.fspath(name))))
+    return candidate if base in candidate.parents else None
 
 
 def _create_temporary(target: Path) -> tuple[int, str]:

@@ -7,9 +7,11 @@ frames at ``frame_period``: joints written as the servos of ``servo_map`` (scale
 inverted), frames kept only where linear interpolation would miss them by more than
 ``tolerance`` (:mod:`robot_formats.runtime.recording`). ``~/stop`` writes the file and answers
 with what was recorded; a file that cannot be written is an error answer and the recording is
-kept for another ``~/stop`` with another ``output_file``. Without ``joints``, it records the
-commandable joints of ``robot_description`` (mimic joints left out: a player cannot drive them)
-when a description was received, else every joint of the first message.
+kept for another ``~/stop`` with another ``output_file``. Files are written only inside
+``output_directory`` (any peer on the network can call ``~/stop``): a name that leaves it is
+refused, and a write is atomic (a failure leaves an existing file whole). Without ``joints``,
+it records the commandable joints of ``robot_description`` (mimic joints left out: a player
+cannot drive them) when a description was received, else every joint of the first message.
 
 Samples are placed at their header stamps (the receive time when a stamp is zero), so delays
 on the way do not distort the motion. Memory holds key frames only, not messages.
@@ -34,6 +36,7 @@ from std_srvs.srv import Trigger
 from robot_formats_interfaces.srv import StopRecording
 
 from robot_formats.core.errors import FormatError
+from robot_formats.core.files import path_inside
 from robot_formats.formats.xmdi.mapping import ServoMapping
 from robot_formats.formats.xmdi.safety import RobotJoints
 from robot_formats.formats.xmdi.writer import write_xmdi
@@ -69,6 +72,7 @@ class MotionRecorderNode(Node):
         self.description_joints: tuple[str, ...] | None = None
         self.create_subscription(String, 'robot_description', self.description_callback,
                                  LATCHED_QOS)
+        self.output_directory = self._output_directory()
         self.recorder: MotionRecorder | None = None
         self.recording = False
         source = choice(self, 'source', SOURCES)
@@ -111,11 +115,21 @@ class MotionRecorderNode(Node):
             'Key-frame reduction: a frame linear interpolation reproduces within this (rad or '
             'm) is dropped; 0 keeps every change of slope.'))
         declare('motion_name', 'recording', text('Name of the recorded motion.'))
+        declare('output_directory', '', text(
+            'The only directory ~/stop writes into (created when needed); empty: '
+            '$ROS_HOME/robot_formats/recordings ($ROS_HOME defaults to ~/.ros).'))
         declare('output_file', '', text('XMDI file ~/stop writes (unless its request names '
-                                        'one).'))
+                                        'one), relative to output_directory.'))
         declare('autostart', False, text('Start recording at once, without ~/start.'))
         declare('joint_states_qos', 'sensor_data', text(
             "QoS of the joint_states subscription: 'sensor_data' or 'reliable'."))
+
+    def _output_directory(self) -> Path:
+        configured = str(self.get_parameter('output_directory').value)
+        if configured:
+            return Path(configured).expanduser().absolute()
+        ros_home = os.environ.get('ROS_HOME') or os.path.join('~', '.ros')
+        return Path(ros_home).expanduser().absolute() / 'robot_formats' / 'recordings'
 
     @guarded
     def description_callback(self, msg: String) -> None:
@@ -189,22 +203,36 @@ class MotionRecorderNode(Node):
             response.success = False
             response.message = 'no output_file: name one in the request or the parameter'
             return response
+        target = path_inside(self.output_directory, path)
         try:
-            write_xmdi([recorder.motion(name)], path)
-        except FormatError as err:
-            text = str(err) if err.file else err.message
+            if target is None:
+                raise FormatError(f'output_file {path!r} is outside output_directory '
+                                  f'{str(self.output_directory)!r}; the recorder writes only '
+                                  'there')
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_xmdi([recorder.motion(name)], target)
+        except (FormatError, OSError) as err:
+            text = _reason(err)
             response.success = False
             response.message = f'{text} (the recording is kept)' if keeps else text
             self.get_logger().error(response.message)
             return response
         self.recorder = None
         response.success = True
-        response.output_file = str(Path(path).resolve())
+        response.output_file = str(target)
         response.message = (f'wrote motion {name!r} to {response.output_file}: '
                             f'{stats.duration:.3f} s, {stats.frames} frames, {stats.key_frames} '
                             f'key frames from {stats.samples} samples ({stats.dropped} dropped)')
         self.get_logger().info(response.message)
         return response
+
+
+def _reason(err: FormatError | OSError) -> str:
+    """One line: a FormatError as ``file: message`` (or its message when it names no file),
+    an OSError of creating the directory with its path."""
+    if isinstance(err, OSError):
+        return f'{err.filename}: cannot create the directory: {err.strerror or err}'
+    return str(err) if err.file else err.message
 
 
 def main(args: list[str] | None = None) -> int:
@@ -217,6 +245,8 @@ def run_record(output: str, duration: float | None, parameters: dict[str, object
     until Ctrl-C), then write ``output``. Returns the exit code (1: nothing written)."""
     overrides = [Parameter(k, value=v) for k, v in parameters.items()]
     overrides.append(Parameter('autostart', value=True))
+    # the command line names the file: its directory is the one the node may write into
+    overrides.append(Parameter('output_directory', value=os.path.dirname(os.path.abspath(output))))
 
     def make_node() -> MotionRecorderNode:
         node = MotionRecorderNode('robot_formats_record', parameter_overrides=overrides)

@@ -68,6 +68,7 @@ def subprocess_env(domain_id: int, log_dir: Path) -> dict[str, str]:
     env['ROS_DOMAIN_ID'] = str(domain_id)
     env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     env['ROS_LOG_DIR'] = str(log_dir / 'ros_log')
+    env['ROS_HOME'] = str(log_dir / 'ros_home')  # what nodes write by default stays here
     env['PYTHONUNBUFFERED'] = '1'
     env['RCUTILS_LOGGING_BUFFERED_STREAM'] = '0'
     env['RCUTILS_COLORIZED_OUTPUT'] = '0'

@@ -89,7 +89,9 @@ class Recording:
                             f'servo_map:={BUNDLE.servo_map}', '-p', 'output_mode:=action']),
                 ('recorder', [*_module('motion_recorder'), '-p', 'source:=controller_state',
                               '-p', f'servo_map:={BUNDLE.servo_map}', '-p',
-                              f'output_file:={output}', '-p', f'tolerance:={KEY_TOLERANCE}'])):
+                              f'output_directory:={output.parent}', '-p',
+                              f'output_file:={output.name}', '-p',
+                              f'tolerance:={KEY_TOLERANCE}'])):
             process = NodeProcess(args, self.domain, launcher.log_dir, name)
             launcher.processes.append(process)
             self.processes[name] = process
@@ -281,7 +283,8 @@ def test_without_joints_the_commandable_joints_of_robot_description_are_recorded
             ('arm', [*_module('description_publisher'), '-p',
                      f'description_file:={ROOT / "examples" / "urdf" / "arm_with_gripper.urdf"}']),
             ('arm_sim', [*_module('sim_controller'), '-p', 'mode:=kinematic']),
-            ('arm_recorder', [*_module('motion_recorder'), '-p', f'output_file:={output}'])):
+            ('arm_recorder', [*_module('motion_recorder'), '-p',
+                              f'output_directory:={tmp_path}', '-p', f'output_file:={output}'])):
         processes[name] = NodeProcess(args, domain, launcher.log_dir, name)
         launcher.processes.append(processes[name])
     processes['arm_recorder'].wait_for_log('robot_description: the next recording takes '
