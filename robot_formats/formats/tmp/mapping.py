@@ -26,7 +26,7 @@ import yaml
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.xmlsafe import read_bytes
 
-__all__ = ['ConfigurationMapping', 'load_mapping', 'mapping_beside']
+__all__ = ['ConfigurationMapping', 'is_gripper_joint', 'load_mapping', 'mapping_beside']
 
 
 class ConfigurationMapping:
@@ -59,8 +59,8 @@ class ConfigurationMapping:
                     if len(present) >= count:
                         return tuple(present[:count]), f'the AMmapping action {name!r}'
             prefixes = (f'{side[:1]}_', f'{side}_')
-            sided = [j for j in robot_joints if j.startswith(prefixes) and 'gripper' not in j
-                     and 'finger' not in j]
+            sided = [j for j in robot_joints if j.startswith(prefixes)
+                     and not is_gripper_joint(j)]
             if len(sided) >= count:
                 return tuple(sided[:count]), f'the robot\'s joints named {side[:1]}_*'
         if tag == 'torso':
@@ -68,6 +68,13 @@ class ConfigurationMapping:
             if len(torso) == count:
                 return tuple(torso), 'the robot\'s joints named *torso*'
         return None
+
+
+def is_gripper_joint(name: str) -> bool:
+    """Whether a joint moves a gripper rather than an arm: its name says ``gripper`` or
+    ``finger``. Arm tags leave these joints out; problem_server's MoveIt view takes an AMmapping
+    action's gripper joints as the hand (grasp postures, touch links)."""
+    return 'gripper' in name or 'finger' in name
 
 
 def mapping_beside(problem_path: str | Path) -> Path:
