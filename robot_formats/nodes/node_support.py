@@ -13,24 +13,33 @@ answers with the error until a ``~/reload`` succeeds.
 
 from __future__ import annotations
 
+import argparse
 import faulthandler
 import functools
+import inspect
 import math
 import signal
 import sys
-from typing import Callable
+import textwrap
+from typing import Any, Callable
 
 import rclpy
 from rclpy.exceptions import ParameterException
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.signals import SignalHandlerOptions
+from rclpy.time_source import USE_SIM_TIME_NAME
+from rclpy.type_description_service import START_TYPE_DESCRIPTION_SERVICE_PARAM
+from rclpy.utilities import remove_ros_args
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'StartupError', 'choice', 'guarded',
-           'ignore_further_interrupts', 'joint_states_qos', 'positive', 'StopRequest',
+__all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'ParameterListing', 'StartupError',
+           'choice', 'guarded', 'ignore_further_interrupts', 'joint_states_qos', 'node_usage',
+           'positive', 'StopRequest',
            'STOP_POLL', 'ranged', 'run_node', 'RATE_RANGE',
            'CAP_RANGE', 'PERIOD_RANGE']
 
@@ -80,6 +89,7 @@ STOP_REPORT_AFTER = 3.0
 
 
 def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = None, *,
+             parameters: Callable[[Any], object] | None = None,
              make_executor: Callable[[], Executor] | None = None,
              before_destroy: Callable[[Node], int | None] | None = None,
              refused: tuple[type, ...] = (),
@@ -99,7 +109,24 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
     rclpy down, the process' exit, where the DDS participant goes) still under way
     :data:`STOP_REPORT_AFTER` seconds after it began prints every thread's stack to stderr, so a
     stop that hangs until ros2 launch escalates to SIGTERM shows where it hung (the report stays
-    armed after the return: ``main`` is meant to end the process)."""
+    armed after the return: ``main`` is meant to end the process).
+
+    ``parameters`` declares every parameter the node takes on what it is given: the node, or
+    a :class:`ParameterListing` for ``--help`` (one source for both). It defaults to the
+    ``_declare_parameters`` method of ``make_node`` when that is a node class with one (the
+    nodes' convention); a node with parameters declared later (per robot, per joint) gives a
+    function that declares those too. With it, the arguments that are not ROS's are the node's
+    own command line: ``-h``/``--help`` prints the node's usage and parameters and returns 0
+    without initialising rclpy (nothing is loaded, nothing goes on DDS); any other argument,
+    and an unknown or malformed ROS argument, is refused with exit 2. Without it (e.g.
+    ``robot-formats record``, whose command line is the CLI's), the arguments are not looked
+    at."""
+    if parameters is None and isinstance(make_node, type):
+        parameters = getattr(make_node, '_declare_parameters', None)
+    if parameters is not None:
+        code = _node_command_line(name, parameters, args)
+        if code is not None:
+            return code
     stop = StopRequest()
     code: int | None = None
     try:
@@ -126,6 +153,121 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
     except ExternalShutdownException:
         pass
     return code or 0
+
+
+def _node_command_line(name: str, parameters: Callable[[Any], object],
+                       args: list[str] | None) -> int | None:
+    """The node's own arguments (``args``, else ``sys.argv``, without ROS's): None when the
+    node may start, else the exit code (0 after ``--help``, 2 for a refused argument)."""
+    try:
+        own = remove_ros_args(args)[1:]  # [0] is the program
+    except _rclpy.UnknownROSArgsError as err:
+        print(f'{name}: unknown ROS arguments after --ros-args: {err} (see {name} --help)',
+              file=sys.stderr, flush=True)
+        return 2
+    except _rclpy.RCLInvalidROSArgsError as err:
+        print(f'{name}: {err}', file=sys.stderr, flush=True)
+        return 2
+    parser = argparse.ArgumentParser(
+        prog=name, usage=f'ros2 run robot_formats {name} [-h] [--ros-args ARGUMENT ...]',
+        description=_summary(inspect.getmodule(parameters)),
+        epilog=node_usage(parameters), formatter_class=argparse.RawDescriptionHelpFormatter)
+    try:
+        parser.parse_args(own)
+    except SystemExit as done:  # --help (0) or an argument argparse refuses (2)
+        return done.code if isinstance(done.code, int) else 2
+    return None
+
+
+def _summary(module: object) -> str:
+    """What the node does: the first paragraph of its module's docstring, without the
+    ``name``: lead and the reST markup."""
+    doc = inspect.getdoc(module) or ''
+    first = ' '.join(doc.split('\n\n')[0].split())
+    if first.startswith('``') and '``: ' in first:
+        first = first.split('``: ', 1)[1]
+    return textwrap.fill(first.replace('``', ''), width=79)
+
+
+class ParameterListing:
+    """Stands in for a node in its parameter-declaring methods (they call only
+    ``declare_parameter`` and ``has_parameter``) to list the parameters for ``--help`` without
+    building the node: nothing is loaded, nothing is created on DDS. Per-robot or per-joint
+    parameters are declared with a placeholder (``<robot>``, ``<joint>``) for the name."""
+
+    def __init__(self) -> None:
+        #: name -> (type, default or None, descriptor), in declaration order
+        self.declared: dict[str, tuple[Parameter.Type, Any, ParameterDescriptor]] = {}
+
+    def declare_parameter(self, name: str, value: Any = None,
+                          descriptor: ParameterDescriptor | None = None,
+                          ignore_override: bool = False) -> Parameter:
+        """As :meth:`rclpy.node.Node.declare_parameter` with no overrides: the default."""
+        if isinstance(value, Parameter.Type):
+            kind, default = value, None
+        else:
+            kind, default = Parameter.Type.from_parameter_value(value), value
+        self.declared[name] = (kind, default, descriptor or ParameterDescriptor())
+        return Parameter(name, value=default)
+
+    def has_parameter(self, name: str) -> bool:
+        return name in self.declared
+
+
+#: rclpy's QoS override parameters (``QoSOverridingOptions``) as ``--help`` names them.
+QOS_OVERRIDES = 'qos_overrides.<topic>.<entity>.<policy>'
+#: The parameters rclpy declares on every node (the QoS overrides: on the topics whose code
+#: allows them), shown after the node's own by ``--help``.
+_RCLPY_PARAMETERS = (
+    (USE_SIM_TIME_NAME, 'boolean, default false',
+     'Take the time from /clock (a simulator, ros2 bag play --clock) instead of the system '
+     'clock.'),
+    (START_TYPE_DESCRIPTION_SERVICE_PARAM, 'boolean, default true, read-only',
+     "Serve ~/get_type_description (the definitions of the node's message types)."),
+    (QOS_OVERRIDES, 'read-only; depth: integer, history and reliability: string',
+     "Only for the topics whose QoS the node lets you override (ros2 param list shows them; "
+     'the node\'s documentation says which): <policy> (history, depth or reliability) of its '
+     '<entity> (publisher or subscription) on <topic> (the full name), e.g. '
+     'qos_overrides./joint_states.subscription.reliability:=reliable; default: the QoS the '
+     'node chose.'),
+)
+
+
+def node_usage(parameters: Callable[[Any], object]) -> str:
+    """The parameters ``parameters`` declares, with type, default, range and description, then
+    rclpy's own (``--help``)."""
+    listing = ParameterListing()
+    parameters(listing)
+    lines = ['parameters (--ros-args -p NAME:=VALUE ..., or --params-file FILE):']
+    for name, (kind, default, descriptor) in listing.declared.items():
+        lines += _parameter_entry(name, _facts(kind, default, descriptor), descriptor.description)
+    lines += ['', 'parameters rclpy declares:']
+    for name, facts, description in _RCLPY_PARAMETERS:
+        lines += _parameter_entry(name, facts, description)
+    return '\n'.join(lines)
+
+
+def _parameter_entry(name: str, facts: str, description: str) -> list[str]:
+    return [f'  {name}  ({facts})', *textwrap.wrap(description, width=79, initial_indent=' ' * 6,
+                                                    subsequent_indent=' ' * 6)]
+
+
+def _facts(kind: Parameter.Type, default: Any, descriptor: ParameterDescriptor) -> str:
+    """``type, default X[, range A to B][, read-only]``, in ``ros2 param describe``'s words."""
+    facts = [kind.name.lower().replace('bool', 'boolean').replace('_', ' ')]
+    if default is None:
+        facts.append('no default')
+    elif isinstance(default, bool):
+        facts.append(f'default {str(default).lower()}')
+    elif isinstance(default, str):
+        facts.append(f"default '{default}'")
+    else:
+        facts.append(f'default {default!r}')
+    for bounds in (*descriptor.floating_point_range, *descriptor.integer_range):
+        facts.append(f'range {bounds.from_value:g} to {bounds.to_value:g}')
+    if descriptor.read_only:
+        facts.append('read-only')
+    return ', '.join(facts)
 
 
 class StopRequest:

@@ -50,9 +50,9 @@ from robot_formats.core.errors import FormatError
 from robot_formats.runtime.mujoco_sim import MujocoRobot
 from robot_formats.runtime.ros2_control import (TrajectoryControllerConfig,
                                                 read_controllers_file)
-from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE, choice,
-                                              StartupError, guarded, positive, ranged,
-                                              run_node)
+from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE,
+                                              ParameterListing, StartupError, choice, guarded,
+                                              positive, ranged, run_node)
 
 __all__ = ['SimController', 'main']
 
@@ -185,6 +185,15 @@ class SimController(Node):
             "'reject' (ros2_controllers: invalid goals are rejected) or 'abort' (accept, then "
             'abort with INVALID_GOAL / INVALID_JOINTS / OLD_HEADER_TIMESTAMP and the reason)'))
 
+    def _declare_joint_parameters(self, joint: str) -> None:
+        """``constraints.<joint>.trajectory`` / ``.goal``, declared once the joints are known
+        (again after a new robot_description: only those not declared yet)."""
+        for kind in ('trajectory', 'goal'):
+            name = f'constraints.{joint}.{kind}'
+            if not self.has_parameter(name):
+                self.declare_parameter(name, 0.0, ParameterDescriptor(
+                    description='As joint_trajectory_controller.', read_only=True))
+
     def _mode(self) -> str:
         return choice(self, 'mode', ('servo', 'kinematic'))
 
@@ -288,12 +297,10 @@ class SimController(Node):
         state, goal = [], []
         for joint in self.joints:
             stated = self.config.tolerance(joint) if self.config else (None, None)
+            self._declare_joint_parameters(joint)
             values = []
             for kind, from_file in zip(('trajectory', 'goal'), stated):
                 name = f'constraints.{joint}.{kind}'
-                if not self.has_parameter(name):
-                    self.declare_parameter(name, 0.0, ParameterDescriptor(
-                        description='As joint_trajectory_controller.', read_only=True))
                 values.append(self._param(name) if from_file is None else from_file)
             state.append(jtc.StateTolerance(values[0]))
             goal.append(jtc.StateTolerance(values[1]))
@@ -580,8 +587,15 @@ class SimController(Node):
         self.joint_states_pub.publish(msg)
 
 
+def _declare_every_parameter(node: SimController | ParameterListing) -> None:
+    """Every parameter the node takes, the per-joint ones as ``constraints.<joint>.…``
+    (--help)."""
+    SimController._declare_parameters(node)
+    SimController._declare_joint_parameters(node, '<joint>')
+
+
 def main(args: list[str] | None = None) -> int:
-    return run_node('sim_controller', SimController, args)
+    return run_node('sim_controller', SimController, args, parameters=_declare_every_parameter)
 
 
 if __name__ == '__main__':
