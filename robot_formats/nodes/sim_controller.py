@@ -47,7 +47,8 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from robot_formats.runtime import trajectory as jtc
 from robot_formats.runtime.description import Description
 from robot_formats.core.errors import FormatError
-from robot_formats.runtime.mujoco_sim import MujocoRobot
+from robot_formats.runtime.mujoco_sim import (ModelBuilder, MujocoRobot, SimulationUnstable,
+                                               description_size_problem)
 from robot_formats.runtime.ros2_control import (TrajectoryControllerConfig,
                                                 read_controllers_file)
 from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE,
@@ -114,6 +115,12 @@ class SimController(Node):
         # may end it before execute_callback runs) or why it is aborted
         self._accepted: dict[int, _ActiveGoal | jtc.TrajectoryRejected] = {}
         self._last_desired: jtc.Sample | None = None
+        self._robot_options = dict(
+            kp=self._param('kp'), kv=self._param('kv') or None, armature=self._param('armature'),
+            gravity_compensation=bool(self.get_parameter('gravity_compensation').value),
+            timestep=self._param('timestep'))
+        #: robot_description's robots are built here, off the executor (update() installs them)
+        self._builder = ModelBuilder(self._build)
 
         self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
         self.state_pub = None
@@ -246,29 +253,42 @@ class SimController(Node):
     def _load_file(self, path: str) -> None:
         try:
             description = Description.load(path)
-        except FormatError as err:
-            self.get_logger().error(f'{err}; no robot to simulate')
+            robot = self._build(description.urdf, path)
+        except Exception as err:  # noqa: BLE001 - reported; the node keeps running
+            self._refused(err)
             return
-        self._load_urdf(description.urdf, path)
+        self._install(robot)
 
     @guarded
     def description_callback(self, msg: String) -> None:
-        self._load_urdf(msg.data, None)
+        """A description too large is refused at once; another is built off the executor
+        (:class:`ModelBuilder`) and installed by :meth:`update` when it is ready."""
+        problem = description_size_problem(msg.data)
+        if problem is not None:
+            self._refused(FormatError(problem))
+            return
+        self._builder.submit(msg.data)
 
-    def _load_urdf(self, urdf: str, source: str | None) -> None:
-        try:
-            robot = MujocoRobot(urdf, source, kp=self._param('kp'),
-                                kv=self._param('kv') or None, armature=self._param('armature'),
-                                gravity_compensation=bool(
-                                    self.get_parameter('gravity_compensation').value),
-                                timestep=self._param('timestep'))
-        except FormatError as err:
-            self.get_logger().error(f'robot description refused: {err}')
-            return
-        except Exception as err:  # noqa: BLE001 - MuJoCo refusing a model must not end us
+    def _build(self, urdf: str, source: str | None = None) -> MujocoRobot:
+        return MujocoRobot(urdf, source, **self._robot_options)
+
+    def _refused(self, err: Exception) -> None:
+        keeping = 'keeping the previous robot' if self.robot is not None else 'no robot to simulate'
+        if isinstance(err, FormatError):
+            self.get_logger().error(f'robot description refused: {err}; {keeping}')
+        else:  # MuJoCo refusing a model must not end us
             self.get_logger().error(f'MuJoCo cannot simulate this robot: '
-                                    f'{type(err).__name__}: {err}')
-            return
+                                    f'{type(err).__name__}: {err}; {keeping}')
+
+    def _install_built(self) -> None:
+        """The robots built since the last update (the latest wins), or why they were not."""
+        for outcome in self._builder.take():
+            if isinstance(outcome, MujocoRobot):
+                self._install(outcome)
+            else:
+                self._refused(outcome)
+
+    def _install(self, robot: MujocoRobot) -> None:
         joints = list(self.get_parameter_or('joints', Parameter('joints', value=[])).value
                       or (self.config.joints if self.config else robot.joint_names))
         unknown = [j for j in joints if j not in robot.index]
@@ -324,15 +344,18 @@ class SimController(Node):
 
     # --- validation -------------------------------------------------------------------------
     def _check(self, msg: JointTrajectory) -> jtc.TrajectoryRejected | None:
+        """JTC's validation, then (beyond JTC) every position within its joint's limits."""
         if self.robot is None:
             return jtc.TrajectoryRejected(jtc.INVALID_GOAL, 'No robot is loaded yet.')
+        points = _points(msg)
         try:
-            jtc.validate(list(msg.joint_names), _points(msg), self.joints,
+            jtc.validate(list(msg.joint_names), points, self.joints,
                          start_time=msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9,
                          now=self._now(),
                          allow_partial_joints_goal=self.allow_partial_joints_goal,
                          allow_nonzero_velocity_at_trajectory_end=(
                              self.allow_nonzero_velocity_at_trajectory_end))
+            jtc.check_limits(list(msg.joint_names), points, self.robot.limits)
         except jtc.TrajectoryRejected as rejection:
             return rejection
         return None
@@ -448,6 +471,10 @@ class SimController(Node):
             self.get_logger().error('command ignored: non-finite values',
                                     throttle_duration_sec=1.0)
             return
+        problem = jtc.position_limit_problem(self.joints, data, self.robot.limits)
+        if problem is not None:
+            self.get_logger().error(f'command ignored: the {problem}', throttle_duration_sec=1.0)
+            return
         self._abort_motion(jtc.INVALID_GOAL, 'Current goal cancelled due to a command on '
                            f'{self._commands_topic}.')
         self.targets[self._index] = data
@@ -455,9 +482,26 @@ class SimController(Node):
     # --- the control loop -------------------------------------------------------------------
     @guarded
     def update(self) -> None:
-        robot = self.robot
-        if robot is None:
+        self._install_built()
+        if self.robot is None:
             return
+        try:
+            self._update(self.robot)
+        except SimulationUnstable as err:
+            self._unstable(err)
+
+    def _unstable(self, err: SimulationUnstable) -> None:
+        """MuJoCo reset the robot: the running goal is aborted with why; the robot holds where
+        the reset left it."""
+        text = f'Aborted: {err}'
+        self.get_logger().error(text, throttle_duration_sec=1.0)
+        goal = self.motion.goal if self.motion is not None else None
+        self.motion = None
+        self.targets = self.robot.positions()
+        if goal is not None:
+            self._finish(goal, 'abort', jtc.PATH_TOLERANCE_VIOLATED, text)
+
+    def _update(self, robot: MujocoRobot) -> None:
         now = self._now()
         if not self.kinematic:
             robot.step_until(now)

@@ -14,16 +14,27 @@ name**. Every independent 1-DoF joint gets a position actuator (``kp``, ``kv``, 
 ``armature`` added so stiff servos stay stable at a 1 ms step), bodies are gravity-compensated
 by default (as a real arm's controller does), and :meth:`MujocoRobot.set_exact` offers the exact
 kinematic mode: positions written to ``qpos`` + ``mj_forward``.
+
+Bounds, because any peer may publish a description: a text over
+:data:`MAX_DESCRIPTION_BYTES`, or a robot with more than :data:`MAX_SIMULATED_JOINTS` moving
+joints or :data:`MAX_SIMULATED_LINKS` links, is refused before MuJoCo builds anything (MuJoCo's
+cost grows quickly with a chain's length: a 1,000-joint chain takes seconds to build and
+about a third of a second per simulated millisecond). A simulation that becomes unstable
+(MuJoCo's warnings of a NaN, infinite or huge control, position, velocity or acceleration,
+after which MuJoCo resets the state) raises :class:`SimulationUnstable` from the step that
+saw it, so a goal cannot "succeed" on a reset robot.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 
-from robot_formats.core.errors import Diagnostic, FormatError
+from robot_formats.core.errors import Diagnostic, FormatError, InvalidValueError
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.meshes import mesh_bounds, resolve_mesh_path
 from robot_formats.core.model import (Box, Capsule, Collision, Cylinder, JointType, Link, Mesh,
@@ -32,9 +43,47 @@ from robot_formats.formats.urdf.reader import parse_urdf_element
 from robot_formats.formats.urdf.writer import model_to_urdf
 from robot_formats.core.xmlsafe import parse_xml_bytes
 
-__all__ = ['SimulatedJoint', 'MujocoRobot', 'mujoco_urdf', 'robot_from_urdf', 'movable_joints']
+__all__ = ['SimulatedJoint', 'MujocoRobot', 'mujoco_urdf', 'robot_from_urdf', 'movable_joints',
+           'SimulationUnstable', 'ModelBuilder', 'description_size_problem',
+           'MAX_DESCRIPTION_BYTES',
+           'MAX_SIMULATED_JOINTS', 'MAX_SIMULATED_LINKS', 'UNLIMITED_RANGE']
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
+#: Largest robot description (URDF text) simulated.
+MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024
+#: Most moving (1-DoF) joints simulated: a 200-joint chain builds in under a second and steps
+#: at about half of real time on one core (branching robots step much faster).
+MAX_SIMULATED_JOINTS = 200
+#: Most links simulated (fixed links are cheap: MuJoCo merges them).
+MAX_SIMULATED_LINKS = 1000
+#: Positions a joint without position limits (continuous, or unlimited) may be sent, in rad or
+#: m: keeps a servo's force (kp times the error) within the values MuJoCo represents (1e10). A
+#: motion the servos cannot follow stably is reported by MuJoCo (:class:`SimulationUnstable`).
+UNLIMITED_RANGE = 1e6
+
+
+class SimulationUnstable(Exception):
+    """MuJoCo found a NaN, infinite or huge value and reset the simulation: the sentence."""
+
+
+def description_size_problem(text: str) -> str | None:
+    """Why a description text is too large to simulate (before anything is parsed), or None."""
+    size = len(text.encode('utf-8')) if len(text) * 4 > MAX_DESCRIPTION_BYTES else len(text)
+    if size > MAX_DESCRIPTION_BYTES:
+        return (f'the description is {size} bytes; sim_controller simulates descriptions of '
+                f'at most {MAX_DESCRIPTION_BYTES} bytes')
+    return None
+
+
+def _check_size(scene: Scene, joint_names: list[str], source: str | None) -> None:
+    """Refuse a robot too large to simulate, before MuJoCo builds anything."""
+    links = sum(len(m.links) for m in scene.models)
+    if len(joint_names) > MAX_SIMULATED_JOINTS:
+        raise InvalidValueError(f'the robot has {len(joint_names)} moving joints; '
+                                f'sim_controller simulates at most {MAX_SIMULATED_JOINTS}', source)
+    if links > MAX_SIMULATED_LINKS:
+        raise InvalidValueError(f'the robot has {links} links; sim_controller simulates at most '
+                                f'{MAX_SIMULATED_LINKS}', source)
 
 
 def robot_from_urdf(urdf: str, source: str | None = None) -> tuple[Scene, KinematicTree,
@@ -122,10 +171,14 @@ class MujocoRobot:
                  gravity_compensation: bool = True, timestep: float = 0.001) -> None:
         import mujoco
         self._mujoco = mujoco
+        problem = description_size_problem(urdf)
+        if problem:
+            raise InvalidValueError(problem, source)
         self.scene, self.tree, self.warnings = robot_from_urdf(urdf, source)
         if len(self.scene.models) != 1:
             raise FormatError('the robot description must hold exactly one robot', source)
         self.joint_names = movable_joints(self.scene)
+        _check_size(self.scene, self.joint_names, source)
         spec = mujoco.MjSpec.from_string(mujoco_urdf(self.scene, self.warnings, self.tree))
         spec.compiler.boundmass = 1e-3   # links without inertial or geometry still move
         spec.compiler.boundinertia = 1e-6
@@ -150,6 +203,9 @@ class MujocoRobot:
         self.joints = self._map_joints()
         self.index = {name: i for i, name in enumerate(self.joint_names)}
         self.wraps = np.array([self.joints[n].wraps for n in self.joint_names], bool)
+        self.limits = self._position_limits()
+        self._watched = tuple(getattr(mujoco.mjtWarning, name) for name in _INSTABILITIES)
+        self._warning_counts = self._counts()
         self.time = 0.0
         self.set_exact(self.initial_positions())
         self.set_targets(self.initial_positions())
@@ -177,6 +233,18 @@ class MujocoRobot:
         missing = [n for n in self.joint_names if n not in out]
         if missing:
             raise FormatError(f'MuJoCo did not keep the joints {", ".join(missing)}', None)
+        return out
+
+    def _position_limits(self) -> dict[str, tuple[float, float]]:
+        """(lower, upper) of every moving joint; ±:data:`UNLIMITED_RANGE` where it has none."""
+        out = {}
+        for name in self.joint_names:
+            joint = self.tree.joints[name]
+            limit = joint.limits[0] if joint.limits else None
+            bounded = limit is not None and joint.type is not JointType.CONTINUOUS
+            lower = limit.lower if bounded and limit.lower is not None else -UNLIMITED_RANGE
+            upper = limit.upper if bounded and limit.upper is not None else UNLIMITED_RANGE
+            out[name] = (float(lower), float(upper))
         return out
 
     def initial_positions(self) -> np.ndarray:
@@ -225,6 +293,25 @@ class MujocoRobot:
         for _ in range(max(steps, 0)):
             self._mujoco.mj_step(self.model, self.data)
             self.time += dt
+            self._check_stable()
+
+    def _counts(self) -> tuple[int, ...]:
+        return tuple(int(self.data.warning[w].number) for w in self._watched)
+
+    def _check_stable(self) -> None:
+        """:class:`SimulationUnstable` if MuJoCo warned of a bad value since the last check."""
+        counts = self._counts()
+        new = [name for name, before, now in zip(_INSTABILITIES.values(),
+                                                 self._warning_counts, counts) if now > before]
+        self._warning_counts = counts
+        if not new and np.isfinite(self.data.qpos).all():
+            return
+        self._mujoco.mj_resetData(self.model, self.data)  # (MuJoCo already did, unless NaN)
+        self._mujoco.mj_forward(self.model, self.data)
+        self._warning_counts = self._counts()  # (a reset clears them)
+        raise SimulationUnstable(
+            f'the simulation became unstable (MuJoCo: {", ".join(new) or "non-finite position"}'
+            ') and was reset to the model\'s zero configuration')
 
     def set_exact(self, positions: np.ndarray, velocities: np.ndarray | None = None) -> None:
         """Kinematic mode: the joints are exactly at ``positions`` (mimic joints follow)."""
@@ -240,3 +327,56 @@ class MujocoRobot:
             for name, value in zip(self.joint_names, velocities):
                 self.data.qvel[self.joints[name].qvel] = value
         self._mujoco.mj_forward(self.model, self.data)
+        self._check_stable()
+
+
+#: MuJoCo's warnings of a value it cannot simulate (after which it resets the state), named.
+_INSTABILITIES = {'mjWARN_BADCTRL': 'a NaN, infinite or huge control',
+                  'mjWARN_BADQPOS': 'a NaN, infinite or huge position',
+                  'mjWARN_BADQVEL': 'a NaN, infinite or huge velocity',
+                  'mjWARN_BADQACC': 'a NaN, infinite or huge acceleration'}
+
+
+class ModelBuilder:
+    """Builds robots (:class:`MujocoRobot`, or whatever ``build`` makes of a description text)
+    on a worker thread, so the thread that asks keeps working meanwhile: MuJoCo releases the
+    GIL while it compiles, so a node's executor goes on publishing and answering, and stops when
+    asked. Only the latest text waiting is built (a newer one replaces one not yet started);
+    the owner collects each outcome, a robot or the exception that refused it, with
+    :meth:`take`."""
+
+    def __init__(self, build: Callable[[str], object]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._waiting: str | None = None
+        self._outcomes: list[object] = []
+        self._running = False
+
+    def submit(self, text: str) -> None:
+        with self._lock:
+            self._waiting = text
+            if self._running:
+                return
+            self._running = True
+        threading.Thread(target=self._run, name='robot_builder', daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                text, self._waiting = self._waiting, None
+                if text is None:
+                    self._running = False
+                    return
+            try:
+                outcome = self._build(text)
+            except Exception as err:  # noqa: BLE001 - handed to the owner, which reports it
+                outcome = err
+            with self._lock:
+                self._outcomes.append(outcome)
+
+    def take(self) -> list[object]:
+        """The outcomes since the last call, oldest first."""
+        with self._lock:
+            outcomes, self._outcomes = self._outcomes, []
+        return outcomes
+

@@ -10,6 +10,8 @@ node converts messages and the rules stay testable without DDS.
   each failure also carries the FollowJointTrajectory error code a ROS 1 controller returned
   (``INVALID_JOINTS`` for joint-name problems, ``OLD_HEADER_TIMESTAMP`` for a trajectory that ends
   in the past, ``INVALID_GOAL`` otherwise).
+* :func:`check_limits` — beyond JTC (which leaves position limits to the hardware's limiter):
+  every position within its joint's limits, so a simulator is never sent where it cannot go.
 * :class:`Trajectory` — JTC's ``Trajectory::sample``: from the state at the first sample to the
   first point, then point to point; per segment a linear (positions only), cubic (with
   velocities) or quintic (with velocities and accelerations) polynomial; after the last point
@@ -22,14 +24,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 __all__ = [
     'SUCCESSFUL', 'INVALID_GOAL', 'INVALID_JOINTS', 'OLD_HEADER_TIMESTAMP',
     'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED', 'TrajectoryRejected', 'Point',
-    'validate', 'reorder', 'Trajectory', 'Sample', 'StateTolerance', 'SegmentTolerances',
+    'validate', 'check_limits', 'position_limit_problem', 'LIMIT_TOLERANCE', 'reorder',
+    'Trajectory', 'Sample', 'StateTolerance', 'SegmentTolerances',
     'segment_tolerances', 'within_tolerance', 'position_errors',
 ]
 
@@ -132,6 +135,35 @@ def _validate_points(joint_count: int, points: Sequence[Point]) -> None:
         if not math.isfinite(point.time) or point.time < 0:
             raise TrajectoryRejected(INVALID_GOAL, f'Invalid time_from_start {point.time} at '
                                      f'point #{i}.')
+
+
+#: How far beyond a limit a position may be (rounding of a value written at the limit).
+LIMIT_TOLERANCE = 1e-9
+
+
+def position_limit_problem(joint_names: Sequence[str], positions: Sequence[float],
+                           limits: Mapping[str, tuple[float, float]]) -> str | None:
+    """Why one set of positions (finite, one per name) leaves the joints' (lower, upper)
+    limits, or None."""
+    values = np.asarray(positions, dtype=float)
+    lower, upper = np.array([limits[name] for name in joint_names], dtype=float).reshape(-1, 2).T
+    outside = np.flatnonzero((values < lower - LIMIT_TOLERANCE)
+                             | (values > upper + LIMIT_TOLERANCE))
+    if not len(outside):
+        return None
+    k = int(outside[0])
+    return (f'position {values[k]:.9g} of joint {joint_names[k]} is outside its limits '
+            f'[{lower[k]:.9g}, {upper[k]:.9g}]')
+
+
+def check_limits(joint_names: Sequence[str], points: Sequence[Point],
+                 limits: Mapping[str, tuple[float, float]]) -> None:
+    """Raise :class:`TrajectoryRejected` (``INVALID_GOAL``) when a point of a validated
+    trajectory puts a joint outside its limits (``limits``: name -> (lower, upper))."""
+    for index, point in enumerate(points):
+        problem = position_limit_problem(joint_names, point.positions, limits)
+        if problem is not None:
+            raise TrajectoryRejected(INVALID_GOAL, f'The {problem} at point #{index}.')
 
 
 def reorder(joint_names: Sequence[str], points: Sequence[Point],

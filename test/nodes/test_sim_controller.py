@@ -284,13 +284,14 @@ def test_a_command_cancels_the_running_goal_with_jtc_result(kinematic):
     kinematic.go_home()
     handle = kinematic.send(goal_of([point(4.0, [1.0, 0.5, 0.5, 0.5, 0.02])]))
     assert handle.accepted
-    kinematic.commands_pub.publish(Float64MultiArray(data=[0.1] * 5))
+    command = [0.1, 0.1, 0.1, 0.1, 0.02]  # (the finger's limits: 0 to 0.04 m)
+    kinematic.commands_pub.publish(Float64MultiArray(data=command))
     result = kinematic.result(handle)
     assert result.status == GoalStatus.STATUS_CANCELED, kinematic.process.log()
     assert result.result.error_code == Result.INVALID_GOAL
     assert result.result.error_string == ('Current goal cancelled due to a command on '
                                           'forward_position_controller/commands.')
-    kinematic.wait_at([0.1] * 5, 1e-12, 'the commanded positions')
+    kinematic.wait_at(command, 1e-12, 'the commanded positions')
     assert kinematic.process.alive()
 
 

@@ -1,0 +1,119 @@
+"""What sim_controller's simulation refuses or reports, without ROS: positions outside a joint's
+limits, descriptions too large to simulate (refused before MuJoCo builds anything), a
+simulation MuJoCo finds unstable, and robots built off the caller's thread.
+
+References: the bundled arm's limits are read here from its URDF with ElementTree; a chain
+URDF is generated here; MuJoCo's instability is provoked with a servo far stiffer than a 1 ms
+step can integrate.
+"""
+
+from __future__ import annotations
+
+import threading
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robot_formats.core.errors import FormatError
+from robot_formats.runtime import trajectory as jtc
+from robot_formats.runtime.mujoco_sim import (MAX_DESCRIPTION_BYTES, MAX_SIMULATED_JOINTS,
+                                              UNLIMITED_RANGE, ModelBuilder, MujocoRobot,
+                                              SimulationUnstable, description_size_problem)
+
+ROOT = Path(__file__).resolve().parents[2]
+ARM = (ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf').read_text()
+
+
+def urdf_limits(text: str) -> dict[str, tuple[float, float]]:
+    out = {}
+    for joint in ET.fromstring(text).iter('joint'):
+        limit = joint.find('limit')
+        if joint.get('type') in ('revolute', 'prismatic') and joint.find('mimic') is None:
+            out[joint.get('name')] = (float(limit.get('lower')), float(limit.get('upper')))
+        elif joint.get('type') == 'continuous':
+            out[joint.get('name')] = (-UNLIMITED_RANGE, UNLIMITED_RANGE)
+    return out
+
+
+def chain(joints: int) -> str:
+    parts = ['<robot name="chain">', '<link name="l0"/>']
+    for i in range(1, joints + 1):
+        parts.append(f'<link name="l{i}"/><joint name="j{i}" type="revolute"><parent '
+                     f'link="l{i - 1}"/><child link="l{i}"/><axis xyz="0 0 1"/><limit '
+                     'lower="-1" upper="1" effort="1" velocity="1"/></joint>')
+    return ''.join(parts) + '</robot>'
+
+
+def test_the_limits_are_the_urdf_limits_and_a_range_for_continuous_joints():
+    robot = MujocoRobot(ARM)
+    assert robot.limits == urdf_limits(ARM)
+
+
+def test_a_trajectory_leaving_the_limits_is_invalid():
+    limits = urdf_limits(ARM)
+    names = list(limits)
+    inside = [jtc.Point(1.0, [lo for lo, _ in limits.values()]),
+              jtc.Point(2.0, [hi for _, hi in limits.values()])]
+    jtc.check_limits(names, inside, limits)  # the limits themselves are reachable
+    for value in (1e308, -1e308, limits['elbow'][1] + 1e-6):
+        outside = [*inside, jtc.Point(3.0, [0.0, 0.0, value, 0.0, 0.0])]
+        with pytest.raises(jtc.TrajectoryRejected) as caught:
+            jtc.check_limits(names, outside, limits)
+        assert caught.value.code == jtc.INVALID_GOAL
+        assert caught.value.message.startswith(f'The position {value:.9g} of joint elbow is '
+                                               'outside its limits [-2.5, 2.5] at point #2')
+    assert 'joint wrist_roll' in jtc.position_limit_problem(
+        ['wrist_roll'], [2 * UNLIMITED_RANGE], limits)
+
+
+def test_a_description_too_large_is_refused_before_mujoco_builds_it():
+    assert description_size_problem(ARM) is None
+    assert 'at most 16777216 bytes' in description_size_problem(
+        ' ' * (MAX_DESCRIPTION_BYTES + 1))
+    MujocoRobot(chain(MAX_SIMULATED_JOINTS))
+    with pytest.raises(FormatError, match=f'the robot has {MAX_SIMULATED_JOINTS + 1} moving '
+                                          f'joints; sim_controller simulates at most 200'):
+        MujocoRobot(chain(MAX_SIMULATED_JOINTS + 1))
+    with pytest.raises(FormatError, match='the robot has 10000 moving joints'):
+        MujocoRobot(chain(10_000))  # refused after parsing, before MuJoCo: at once
+
+
+def test_an_unstable_simulation_is_reported_and_reset():
+    robot = MujocoRobot(ARM, kp=1e12)  # far too stiff for a 1 ms step
+    robot.set_targets(np.array([0.5, 0.0, 0.0, 0.0, 0.0]))
+    with pytest.raises(SimulationUnstable, match='MuJoCo: a NaN, infinite or huge '
+                                                 'acceleration'):
+        robot.step_until(1.0)
+    assert np.array_equal(robot.positions(), np.zeros(5))  # reset to the zero configuration
+    stable = MujocoRobot(ARM)
+    stable.set_targets(np.array([0.5, 0.0, 0.0, 0.0, 0.0]))
+    stable.step_until(1.0)
+    assert abs(stable.positions()[0] - 0.5) < 0.01
+
+
+def test_robots_are_built_on_another_thread_latest_first():
+    started, release = threading.Event(), threading.Event()
+    built: list[str] = []
+
+    def build(text: str) -> str:
+        if text == 'bad':
+            raise FormatError('refused')
+        started.set()
+        release.wait(10)
+        built.append(text)
+        return text
+
+    builder = ModelBuilder(build)
+    builder.submit('first')
+    assert started.wait(10)
+    builder.submit('second')  # waits: replaced by the next one before it starts
+    builder.submit('bad')
+    release.set()
+    outcomes: list[object] = []
+    while len(outcomes) < 2:  # the worker's two builds (a readiness wait, no fixed sleep)
+        outcomes += builder.take()
+        release.wait(0.01)
+    assert outcomes[0] == 'first' and isinstance(outcomes[1], FormatError)
+    assert built == ['first'] and builder.take() == []
