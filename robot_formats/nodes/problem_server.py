@@ -24,6 +24,10 @@ while a plan executes (docs/tmp.md, docs/guide-planner.md).
   prefix ``<robot>``.
 * ``~/markers`` (visualization_msgs/MarkerArray, latched): object meshes, labels, support
   regions, and the grasps last asked for with ``show``.
+* MoveIt's view of the same state (:mod:`robot_formats.nodes.moveit_view`, one robot's):
+  ``~/get_planning_scene`` (moveit_msgs/srv/GetPlanningScene), ``~/plan_grasps``
+  (moveit_msgs/srv/GraspPlanning) and, with ``publish_planning_scene``, every change as a
+  PlanningScene diff on ``planning_scene`` for move_group.
 * Services ``~/get_problem``, ``~/list_objects``, ``~/get_object``, ``~/get_grasps``,
   ``~/get_placements``, ``~/get_action_joints``, ``~/attach``, ``~/detach``, ``~/reset``
   (robot_formats_interfaces): answers use the current poses; a bad name or argument, a refused
@@ -46,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import rclpy
 import rclpy.time
-from geometry_msgs.msg import Point, Pose, TransformStamped
+from geometry_msgs.msg import Point, TransformStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -57,6 +61,9 @@ from tf2_msgs.msg import TFMessage
 from tf2_ros import Buffer, TransformException
 from visualization_msgs.msg import Marker, MarkerArray
 
+from moveit_msgs.msg import MoveItErrorCodes, PlanningScene
+from moveit_msgs.srv import GetPlanningScene, GraspPlanning
+from rclpy.event_handler import PublisherEventCallbacks
 from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
                                           ProblemRobot, Scene, SceneObject)
 from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJoints, GetGrasps,
@@ -75,6 +82,10 @@ from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, 
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
 from robot_formats.nodes.description_publisher import TF_QOS
 from robot_formats.nodes.executors import draining_executor
+from robot_formats.nodes.moveit_view import (PLANNING_SCENE_QOS, PLANNING_SCENE_TOPIC,
+                                             GraspRefused, MoveItView, read_settings)
+from robot_formats.nodes.moveit_view import declare_parameters as declare_moveit_parameters
+from robot_formats.nodes.pose_messages import pose_msg
 from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, ParameterListing,
                                               guarded, joint_states_qos, positive, ranged,
                                               run_node)
@@ -124,14 +135,6 @@ def _answers(callback):
             response.message = f'internal error: {type(err).__name__}: {err}'
         return response
     return answered
-
-
-def pose_msg(matrix: np.ndarray) -> Pose:
-    pose = Pose()
-    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in matrix[:3, 3])
-    x, y, z, w = rotation_to_quat(matrix[:3, :3])
-    pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = x, y, z, w
-    return pose
 
 
 def _pose_row(matrix: np.ndarray) -> tuple[float, ...]:
@@ -316,6 +319,12 @@ class ProblemServer(Node):
         self._answer_cache: dict = {}  # insertion-ordered: oldest first (see _remembered)
         self._scene_key: tuple | None = None
         self._last_world: dict[str, np.ndarray] = {}  # object -> last world pose known
+        self.moveit: MoveItView | None = None
+        self.planning_scene_pub = None
+        if self.get_parameter('publish_planning_scene').value:
+            self.planning_scene_pub = self.create_publisher(
+                PlanningScene, PLANNING_SCENE_TOPIC, PLANNING_SCENE_QOS,
+                event_callbacks=PublisherEventCallbacks(matched=self._planning_scene_matched))
         self._load()
         services = [(GetProblem, 'get_problem', self.get_problem),
                     (ListObjects, 'list_objects', self.list_objects),
@@ -325,7 +334,9 @@ class ProblemServer(Node):
                     (GetActionJoints, 'get_action_joints', self.get_action_joints),
                     (AttachObject, 'attach', self.attach),
                     (DetachObject, 'detach', self.detach),
-                    (ResetProblem, 'reset', self.reset)]
+                    (ResetProblem, 'reset', self.reset),
+                    (GetPlanningScene, 'get_planning_scene', self.get_planning_scene),
+                    (GraspPlanning, 'plan_grasps', self.plan_grasps)]
         for kind, name, callback in services:
             self.create_service(kind, f'~/{name}', callback, qos_profile=SERVICE_QOS)
         self.create_timer(1.0 / self.frequency if self.frequency > 0 else UNCAPPED_PERIOD,
@@ -346,6 +357,7 @@ class ProblemServer(Node):
         self.declare_parameter('joint_states_qos', 'sensor_data', _read_only(
             "QoS of the robots' joint_states subscriptions: 'sensor_data' (best effort, accepts "
             "every publisher, as robot_state_publisher) or 'reliable'."))
+        declare_moveit_parameters(self)
 
     def _declare_robot_parameters(self, robot: str) -> tuple[str, str]:
         """``robots.<robot>.…``, declared once the problem names its robots: (joint_states
@@ -375,6 +387,7 @@ class ProblemServer(Node):
             problem = read_problem(path, warnings, strict=bool(self.get_parameter('strict').value),
                                    mapping=mapping)
             robots = {name: self._robot_view(robot) for name, robot in problem.robots.items()}
+            moveit = MoveItView(problem, robots, read_settings(self), self.get_logger().warning)
         except (FormatError, ValueError) as err:  # a bad file, or a bad robots.<name> setting
             self.get_logger().error(f'{err}; serving nothing (every service answers '
                                     'success=false)')
@@ -395,7 +408,7 @@ class ProblemServer(Node):
                 self.get_logger().info(f'note: {warning}')
             else:
                 self.get_logger().warning(str(warning))
-        self.problem, self.robots = problem, robots
+        self.problem, self.robots, self.moveit = problem, robots, moveit
         self._own_frames = {frame: (view, link) for view in robots.values()
                             for frame, link in view.own_frames().items()}
         self.state = ProblemState(problem, frame_pose=self._frame_pose)
@@ -548,6 +561,24 @@ class ProblemServer(Node):
                 pose_in_parent=pose_msg(item.local), attached=list(item.attached),
                 pose_known=item.world is not None, reason=item.unknown_reason))
         self.scene_pub.publish(scene)
+        self._publish_planning_scene(snapshot)
+
+    def _publish_planning_scene(self, snapshot) -> None:
+        """With publish_planning_scene: what changed for MoveIt, as one PlanningScene diff."""
+        if self.planning_scene_pub is None or self.moveit is None:
+            return
+        diff = self.moveit.diff(self.moveit.entries(snapshot, self._last_world))
+        if diff is not None:
+            self.planning_scene_pub.publish(diff)
+
+    @guarded
+    def _planning_scene_matched(self, info) -> None:
+        """A new subscriber of planning_scene (move_group started later, say) gets the whole
+        scene as one diff: it missed the diffs before it joined."""
+        if info.current_count_change > 0 and self.moveit is not None:
+            sync = self.moveit.sync()
+            if sync is not None:
+                self.planning_scene_pub.publish(sync)
 
     def _state_changed(self) -> None:
         """After attach, detach or reset: TF's static set, and the scene, at once."""
@@ -819,6 +850,48 @@ class ProblemServer(Node):
         self._state_changed()
         self._publish_markers()
         response.message = 'back to the initial state'
+
+    # --- MoveIt's view ------------------------------------------------------------------------
+    def get_planning_scene(self, request, response):
+        """moveit_msgs GetPlanningScene: the requested components of the scene now (an empty
+        scene, and the reason in the log, when no problem is loaded)."""
+        try:
+            if self.moveit is None or self.state is None:
+                self.get_logger().warning('get_planning_scene: no problem is loaded; answered '
+                                          'an empty scene', throttle_duration_sec=10.0)
+                return response
+            entries = self.moveit.entries(self.state.snapshot(), self._last_world)
+            response.scene = self.moveit.scene(request.components.components, entries,
+                                               self.get_clock().now().to_msg())
+        except Exception as err:  # noqa: BLE001 - the node keeps serving whatever happens
+            self.get_logger().error(f'internal error in get_planning_scene: '
+                                    f'{type(err).__name__}: {err}')
+        return response
+
+    def plan_grasps(self, request, response):
+        """moveit_msgs GraspPlanning: every grasp of the object ``target.id`` as MoveIt grasps;
+        a refusal is an error_code with its reason in ``error_code.message``."""
+        code = response.error_code
+        code.source = self.get_fully_qualified_name()
+        try:
+            if self.moveit is None:
+                raise GraspRefused(MoveItErrorCodes.FAILURE,
+                                   'no problem is loaded (see the node log for why)')
+            try:
+                obj = self._object(request.target.id)
+            except RequestError as err:
+                raise GraspRefused(MoveItErrorCodes.INVALID_OBJECT_NAME, str(err)) from None
+            response.grasps = self.moveit.grasps(obj, request.group_name,
+                                                 self.get_clock().now().to_msg())
+            code.val, code.message = MoveItErrorCodes.SUCCESS, f'{len(response.grasps)} grasps'
+        except GraspRefused as err:
+            code.val, code.message = err.code, err.message
+        except Exception as err:  # noqa: BLE001 - the node keeps serving whatever happens
+            self.get_logger().error(f'internal error in plan_grasps: {type(err).__name__}: '
+                                    f'{err}')
+            code.val = MoveItErrorCodes.FAILURE
+            code.message = f'internal error: {type(err).__name__}: {err}'
+        return response
 
 
 def _declare_every_parameter(node: ProblemServer | ParameterListing) -> None:
