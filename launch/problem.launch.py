@@ -37,6 +37,10 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('publish_frequency', default_value='10.0',
                               description='the most /tf messages (Hz) per robot joint-state '
                                           'source (0: one per joint_states message)'),
+        DeclareLaunchArgument('publish_planning_scene', default_value='false',
+                              description='publish every change of the scene as a MoveIt '
+                                          'PlanningScene diff on planning_scene (move_group '
+                                          'applies them)'),
         DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
         DeclareLaunchArgument(
             'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'problem.rviz']),
@@ -51,6 +55,8 @@ def generate_launch_description() -> LaunchDescription:
             'strict': ParameterValue(LaunchConfiguration('strict'), value_type=bool),
             'publish_frequency': ParameterValue(LaunchConfiguration('publish_frequency'),
                                                 value_type=float),
+            'publish_planning_scene': ParameterValue(
+                LaunchConfiguration('publish_planning_scene'), value_type=bool),
         }])
     rviz = Node(
         package='rviz2', executable='rviz2', name='rviz2', output='screen',
