@@ -163,8 +163,9 @@ def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
         path = Path(path)
     warnings: list[Diagnostic] = []
     xacro, suffix = _suffixes(path.name)
-    root = _parse(path, warnings, expand_xacro(path, xacro_args) if xacro else None)
-    return _read_scene(path, root, warnings, _context(world, sdf_config), suffix)
+    data = expand_xacro(path, xacro_args) if xacro else read_bytes(path)
+    root = _parse(path, warnings, data)
+    return _read_scene(path, root, warnings, _context(world, sdf_config), suffix, data)
 
 
 def _context(world: str | None, sdf_config: ResolverConfig | None) -> LoadContext:
@@ -189,9 +190,10 @@ def load_text(text: str, source: str = '<robot_description>', *,
     """
     path = Path(source)
     warnings: list[Diagnostic] = []
-    root = _parse(path, warnings, text.encode('utf-8'))
+    data = text.encode('utf-8')
+    root = _parse(path, warnings, data)
     return _read_scene(path, root, warnings, _context(world, sdf_config),
-                       _suffixes(path.name)[1])
+                       _suffixes(path.name)[1], data)
 
 
 def is_xacro(path: Path) -> bool:
@@ -199,7 +201,9 @@ def is_xacro(path: Path) -> bool:
 
 
 def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> bytes:
-    """The document a ``.xacro`` file expands to, by the xacro package ROS uses.
+    """The document a ``.xacro`` file expands to, by the xacro package ROS uses: the text
+    ``xacro FILE name:=value ...`` prints (UTF-8), which is what a launch file's
+    ``Command(['xacro ', FILE])`` hands robot_state_publisher.
 
     Raises:
         FormatError: the file cannot be read or xacro refuses it (the sentence is xacro's).
@@ -211,13 +215,13 @@ def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> byte
                                'ROS package xacro)', str(path)) from err
     try:
         document = xacro.process_file(str(path), mappings=dict(arguments or {}))
-        return document.toxml(encoding='utf-8')
+        return document.toprettyxml(indent='  ').encode('utf-8')  # as xacro's command line
     except Exception as err:  # noqa: BLE001 - xacro raises many kinds; all are the file's
         raise XacroError(f'xacro could not expand the file: {err}', str(path)) from err
 
 
 def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
-                context: LoadContext, suffix: str) -> LoadResult:
+                context: LoadContext, suffix: str, data: bytes) -> LoadResult:
     spec = _detect(path, suffix, root, warnings)
     if spec.document != 'scene':
         raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
@@ -226,9 +230,9 @@ def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
     scene = spec.reader(path, root, warnings, context)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
     if not warnings:
-        return LoadResult(scene, spec.name, str(path), (), tree, ())
+        return LoadResult(scene, spec.name, str(path), (), tree, (), data)
     irregular, notes = _split_notes(warnings)
-    return LoadResult(scene, spec.name, str(path), irregular, tree, notes)
+    return LoadResult(scene, spec.name, str(path), irregular, tree, notes, data)
 
 
 def read_document(path: str | Path, *, world: str | None = None,

@@ -86,6 +86,10 @@ class LoadResult:
     #: Information that is no irregularity (another tool's extension element read past, ...):
     #: printed, logged, never refused by strict mode.
     notes: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    #: The document exactly as it was parsed: the file's bytes, xacro's output for a ``.xacro``
+    #: file, or the given text (UTF-8). robot_state_publisher serves a URDF as given, so a node
+    #: standing in for it needs these, not a re-rendering (and not a second xacro run).
+    source_bytes: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

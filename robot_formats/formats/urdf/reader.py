@@ -36,9 +36,10 @@ from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinde
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
                                       Vec3, rpy_to_quat, vec3)
-from robot_formats.core.xmlsafe import attr_float, floats, local_name, read_xml, required_attr
+from robot_formats.core.xmlsafe import (attr_float, floats, local_name, parse_xml_bytes, read_xml,
+                                       required_attr)
 
-__all__ = ['read_urdf', 'parse_urdf_element', 'mesh_uri', 'SUPPORTED_VERSIONS']
+__all__ = ['read_urdf', 'parse_urdf_element', 'mesh_uri', 'extension_lines', 'SUPPORTED_VERSIONS']
 
 _JOINT_TYPES = {
     'fixed': JointType.FIXED, 'revolute': JointType.REVOLUTE,
@@ -75,6 +76,15 @@ def parse_urdf_element(root: etree._Element, file: str | None,
                        warnings: list[Diagnostic]) -> Scene:
     """Build a scene from an already parsed ``<robot>`` element."""
     return _UrdfParser(file, warnings).robot(root)
+
+
+def extension_lines(data: bytes, tag: str, file: str | None = None) -> tuple[int, ...]:
+    """The lines of the ``<tag>`` children of a URDF document's ``<robot>``: another tool's
+    extension (``ros2_control``, ``gazebo``) that the reader reads past, asked for by a caller
+    about to add one of its own. ``data``: the document (parsed as :func:`read_urdf` parses it).
+    """
+    root = parse_xml_bytes(data, file, [], ('robot',))
+    return tuple(child.sourceline or 0 for child in root.iterchildren(tag))
 
 
 def mesh_uri(filename: str, base_dir: Path | None) -> str:
