@@ -11,7 +11,6 @@ from joint states. No ROS here.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -229,58 +228,121 @@ class JointStateTf:
     * a message sets the DoFs it names (unknown names are ignored, mimic joints follow their
       leader); one whose name and position counts differ, or with a non-finite position for a
       known joint, is refused whole (:class:`JointStateRefused`);
-    * the transforms one source changes (a source = one list of names, i.e. one
-      :class:`SolvePlan`) are published at most every ``1 / frequency`` seconds (0.999 of it,
-      so a source at exactly that rate is not halved by jitter; ``frequency`` 0: every message).
-      A message arriving sooner is held back, and :meth:`due` hands it out once the period has
-      passed unless a newer one replaced it, so the last state of a burst always reaches TF.
+    * the rate cap is robot_state_publisher's (``callbackJointState``): each DoF remembers the
+      ``header.stamp`` of the last transforms published for it, and a message is published when
+      its stamp is at least :attr:`interval` after the oldest of those of the DoFs it names
+      (:attr:`interval`: ``1000 / frequency`` ms truncated to whole milliseconds, as there; 0
+      for ``frequency`` 0, no cap); with :attr:`ignore_timestamp` every message is published.
+      Time is the stamps' time, not the wall clock: a recording played fast is capped by its
+      own stamps;
+    * a message that fails the cap is dropped when its stamp is not newer than every stamp
+      published for its DoFs (an old or repeated state, as robot_state_publisher drops it) and
+      is otherwise *held* (robot_formats' addition: robot_state_publisher drops it too):
+      :meth:`due` hands it out once the node's clock has passed the time the cap allows, unless a
+      newer message of the same source (the same list of names) was published first, so the last
+      state of a burst always reaches TF;
+    * when the node's clock moves backwards (a simulation or a recording restarted), the cap's
+      history is forgotten (:meth:`clock_moved_back`), as robot_state_publisher does.
 
-    ``positions`` is the caller's DoF vector, updated in place. Times are seconds of a monotonic
-    clock; stamps are opaque (whatever the caller stamps its messages with).
+    ``positions`` is the caller's DoF vector, updated in place. Stamps and clock readings are
+    integer nanoseconds; a caller replaces a zero stamp by its clock's now before calling.
     """
 
-    def __init__(self, solver: TransformSolver, positions: np.ndarray, frequency: float) -> None:
+    #: "Never published": earlier than any stamp.
+    NEVER = -(1 << 62)
+
+    def __init__(self, solver: TransformSolver, positions: np.ndarray, frequency: float,
+                 ignore_timestamp: bool = False) -> None:
         self.solver = solver
         self.positions = positions
-        self.min_period = 0.999 / frequency if frequency > 0 else 0.0
-        self._last_publish: dict[SolvePlan, float] = {}  # plan -> time of its last publish
-        self._held: dict[SolvePlan, object] = {}         # plan -> stamp held back
+        self.ignore_timestamp = ignore_timestamp
+        self.interval = 0
+        self.frequency = frequency
+        self._last_stamp = np.full(positions.size, self.NEVER, dtype=np.int64)  # per DoF
+        self._held: dict[SolvePlan, int] = {}  # plan -> stamp held back
+        self._last_clock = self.NEVER
+
+    @property
+    def frequency(self) -> float:
+        return self._frequency
+
+    @frequency.setter
+    def frequency(self, value: float) -> None:
+        """The cap in Hz (0: none); robot_state_publisher's interval, ``1000 / f`` whole ms."""
+        self._frequency = value
+        self.interval = int(1000.0 / value) * 1_000_000 if value > 0 else 0
 
     def update(self, names: Sequence[str], values: Sequence[float]) -> SolvePlan:
-        """Apply one message; the plan of the transforms it moves (maybe none: ``plan.edges``
-        empty). Raises :class:`JointStateRefused` and changes nothing for a bad message."""
+        """Apply one message without the rate cap (for a caller that publishes no TF for it);
+        the plan of the transforms it moves (maybe none: ``plan.edges`` empty). Raises
+        :class:`JointStateRefused` and changes nothing for a bad message."""
+        plan, chosen = self._checked(names, values)
+        if chosen is not None:
+            self.positions[plan.dof_index] = chosen
+        return plan
+
+    def receive(self, names: Sequence[str], values: Sequence[float], stamp: int
+                ) -> tuple[SolvePlan, bool]:
+        """Apply one message stamped ``stamp`` under the rate cap: (its plan, whether to
+        publish the plan's transforms now with that stamp). A message the cap drops changes
+        nothing; a held one sets its positions now (:meth:`due` publishes it later). Raises
+        :class:`JointStateRefused` and changes nothing for a bad message."""
+        plan, chosen = self._checked(names, values)
+        if chosen is None:
+            return plan, False
+        dofs = plan.dof_index
+        last = self._last_stamp[dofs]
+        publish = self.ignore_timestamp or stamp >= int(last.min()) + self.interval
+        if not publish and stamp <= int(last.max()):
+            return plan, False  # not newer than what TF has: dropped
+        self.positions[dofs] = chosen
+        if publish:
+            self._published(plan, stamp)
+        else:
+            self._held[plan] = stamp
+        return plan, publish
+
+    def due(self, clock: int) -> list[tuple[SolvePlan, int]]:
+        """Held-back (plan, stamp) pairs the cap allows at the node's clock reading ``clock``:
+        publish each now, with its stamp. Each is then taken as published."""
+        out = []
+        for plan, stamp in list(self._held.items()):
+            last = self._last_stamp[plan.dof_index]
+            if stamp <= int(last.max()):
+                del self._held[plan]  # something newer was published for its joints
+            elif clock >= int(last.min()) + self.interval:
+                self._published(plan, stamp)
+                out.append((plan, stamp))
+        return out
+
+    def clock_moved_back(self, clock: int) -> bool:
+        """Note the node's clock reading ``clock`` (at each message); True, and the cap's history
+        forgotten, when it is earlier than the previous one."""
+        moved_back = clock < self._last_clock
+        self._last_clock = clock
+        if moved_back:
+            self.forget()
+        return moved_back
+
+    def forget(self) -> None:
+        """Drop held-back updates and the rate cap's history."""
+        self._held.clear()
+        self._last_stamp.fill(self.NEVER)
+
+    def _published(self, plan: SolvePlan, stamp: int) -> None:
+        self._last_stamp[plan.dof_index] = stamp
+        self._held.pop(plan, None)
+
+    def _checked(self, names: Sequence[str], values: Sequence[float]
+                 ) -> tuple[SolvePlan, np.ndarray | None]:
+        """The message's plan and the values of the DoFs it names (None: it names none)."""
         if len(names) != len(values):
             raise JointStateRefused(f'a joint_states message with {len(names)} names but '
                                     f'{len(values)} positions')
         plan = self.solver.select(names)
-        if plan.dof_index.size:
-            chosen = np.asarray(values, dtype=float)[plan.message_index]
-            if not np.isfinite(chosen).all():
-                raise JointStateRefused('a joint_states message with non-finite positions')
-            self.positions[plan.dof_index] = chosen
-        return plan
-
-    def publish_now(self, plan: SolvePlan, stamp: object, now: float) -> bool:
-        """True: publish ``plan``'s transforms now (then call :meth:`published`). False: nothing
-        to publish, or held back by the rate cap (:meth:`due` returns it later)."""
-        if plan.edges.size == 0:
-            return False
-        if now - self._last_publish.get(plan, -math.inf) < self.min_period:
-            self._held[plan] = stamp
-            return False
-        return True
-
-    def published(self, plan: SolvePlan, now: float) -> None:
-        self._last_publish[plan] = now
-        self._held.pop(plan, None)
-
-    def due(self, now: float) -> list[tuple[SolvePlan, object]]:
-        """Held-back (plan, stamp) pairs whose period has passed: publish each, then call
-        :meth:`published`."""
-        return [(plan, stamp) for plan, stamp in self._held.items()
-                if now - self._last_publish.get(plan, -math.inf) >= self.min_period]
-
-    def forget(self) -> None:
-        """Drop held-back updates and the rate cap's history (after a new model is loaded)."""
-        self._held.clear()
-        self._last_publish.clear()
+        if not plan.dof_index.size:
+            return plan, None
+        chosen = np.asarray(values, dtype=float)[plan.message_index]
+        if not np.isfinite(chosen).all():
+            raise JointStateRefused('a joint_states message with non-finite positions')
+        return plan, chosen
