@@ -173,10 +173,12 @@ def triangulate_polygon(points: np.ndarray) -> np.ndarray:
     v = np.cross(normal, u)
     flat = np.stack([(points - points[0]) @ u, (points - points[0]) @ v], axis=1)
     remaining = list(range(len(points)))  # counter-clockwise about the normal (Newell)
+    # cross products below this are round-off: a straight corner is no ear
+    tolerance = 1e-12 * float(np.ptp(flat, axis=0).max()) ** 2
     out: list[tuple[int, int, int]] = []
     while len(remaining) > 3:
         ear = next((k for k in range(len(remaining))
-                    if _is_ear(flat, remaining, k)), None)
+                    if _is_ear(flat, remaining, k, tolerance)), None)
         if ear is None:
             break
         count = len(remaining)
@@ -186,16 +188,19 @@ def triangulate_polygon(points: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, 3)
 
 
-def _is_ear(flat: np.ndarray, remaining: list[int], k: int) -> bool:
+def _is_ear(flat: np.ndarray, remaining: list[int], k: int, tolerance: float) -> bool:
+    """Whether corner ``k`` is convex and its triangle holds no other corner (not even on
+    its edges)."""
     count = len(remaining)
-    a, b, c = (flat[remaining[k - 1]], flat[remaining[k]], flat[remaining[(k + 1) % count]])
-    if _cross(a, b, c) <= 0.0:  # a reflex (or straight) corner
+    corners = (remaining[k - 1], remaining[k], remaining[(k + 1) % count])
+    a, b, c = (flat[i] for i in corners)
+    if _cross(a, b, c) <= tolerance:  # a reflex or straight corner
         return False
     for index in remaining:
-        if index in (remaining[k - 1], remaining[k], remaining[(k + 1) % count]):
+        if index in corners:
             continue
         p = flat[index]
-        if _cross(a, b, p) >= 0.0 and _cross(b, c, p) >= 0.0 and _cross(c, a, p) >= 0.0:
+        if min(_cross(a, b, p), _cross(b, c, p), _cross(c, a, p)) >= -tolerance:
             return False
     return True
 
