@@ -10,16 +10,16 @@ any controller. To drive a simulated robot instead, use motion_sim.launch.py.
 ``--show-args`` lists the arguments with their descriptions.
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
-from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from robot_formats.nodes import launch_support
 
-def generate_launch_description() -> LaunchDescription:
+
+def generate_launch_description():
     share = FindPackageShare('robot_formats')
     arguments = [
         DeclareLaunchArgument(
@@ -45,10 +45,7 @@ def generate_launch_description() -> LaunchDescription:
                               description='Hz of the published joint_states while playing'),
         DeclareLaunchArgument('fixed_frame', default_value='base_link',
                               description="rviz2's fixed frame: the robot's root link"),
-        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
-        DeclareLaunchArgument(
-            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'motion.rviz']),
-            description='rviz2 configuration file'),
+        *launch_support.rviz_arguments(share, 'motion.rviz'),
     ]
     namespace = LaunchConfiguration('namespace')
     description_publisher = Node(
@@ -74,9 +71,7 @@ def generate_launch_description() -> LaunchDescription:
             'output_mode': 'joint_states',
             'stream_rate': ParameterValue(LaunchConfiguration('stream_rate'), value_type=float),
         }])
-    rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', output='screen', namespace=namespace,
-        arguments=['-d', LaunchConfiguration('rviz_config'),
-                   '-f', LaunchConfiguration('fixed_frame')],
-        condition=IfCondition(LaunchConfiguration('rviz')))
-    return LaunchDescription([*arguments, description_publisher, motion_player, rviz])
+    return launch_support.launch_description(__file__, arguments, [
+        launch_support.rviz('namespace', fixed_frame='fixed_frame'),
+        description_publisher, motion_player,
+    ])

@@ -17,16 +17,16 @@
 ``--show-args`` lists the arguments.
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
-from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from robot_formats.nodes import launch_support
 
-def generate_launch_description() -> LaunchDescription:
+
+def generate_launch_description():
     share = FindPackageShare('robot_formats')
     robot = LaunchConfiguration('robot')
     arguments = [
@@ -51,11 +51,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('publish_frequency', default_value='0.0',
                               description="problem_server's rate cap (Hz) of the robot's /tf; "
                                           '0: one /tf message per joint_states message'),
-        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
-        DeclareLaunchArgument(
-            'rviz_config',
-            default_value=PathJoinSubstitution([share, 'config', 'pick_and_place.rviz']),
-            description='rviz2 configuration file'),
+        *launch_support.rviz_arguments(share, 'pick_and_place.rviz'),
     ]
     problem_server = Node(
         package='robot_formats', executable='problem_server', name='problem_server',
@@ -85,8 +81,7 @@ def generate_launch_description() -> LaunchDescription:
             'output_mode': 'action',
             'controller': 'joint_trajectory_controller',
         }])
-    rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', output='screen',
-        arguments=['-d', LaunchConfiguration('rviz_config')],
-        condition=IfCondition(LaunchConfiguration('rviz')))
-    return LaunchDescription([*arguments, problem_server, sim_controller, motion_player, rviz])
+    return launch_support.launch_description(__file__, arguments, [
+        launch_support.rviz(),
+        problem_server, sim_controller, motion_player,
+    ])

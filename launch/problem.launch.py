@@ -9,16 +9,16 @@ robot (``/<robot>/robot_description``), the objects and support regions on
 ``<namespace>/problem_server/`` (docs/guide-planner.md). ``--show-args`` lists the arguments.
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
-from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from robot_formats.nodes import launch_support
 
-def generate_launch_description() -> LaunchDescription:
+
+def generate_launch_description():
     share = FindPackageShare('robot_formats')
     arguments = [
         DeclareLaunchArgument(
@@ -41,10 +41,7 @@ def generate_launch_description() -> LaunchDescription:
                               description='publish every change of the scene as a MoveIt '
                                           'PlanningScene diff on planning_scene (move_group '
                                           'applies them)'),
-        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
-        DeclareLaunchArgument(
-            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'problem.rviz']),
-            description='rviz2 configuration file'),
+        *launch_support.rviz_arguments(share, 'problem.rviz'),
     ]
     problem_server = Node(
         package='robot_formats', executable='problem_server', name='problem_server',
@@ -58,9 +55,7 @@ def generate_launch_description() -> LaunchDescription:
             'publish_planning_scene': ParameterValue(
                 LaunchConfiguration('publish_planning_scene'), value_type=bool),
         }])
-    rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', output='screen',
-        namespace=LaunchConfiguration('namespace'),
-        arguments=['-d', LaunchConfiguration('rviz_config')],
-        condition=IfCondition(LaunchConfiguration('rviz')))
-    return LaunchDescription([*arguments, problem_server, rviz])
+    return launch_support.launch_description(__file__, arguments, [
+        launch_support.rviz('namespace'),
+        problem_server,
+    ])

@@ -8,16 +8,16 @@ nested models flattened with scoped names (``model::link``), on robot_descriptio
 ``--show-args`` lists the arguments with their descriptions.
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
-from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from robot_formats.nodes import launch_support
 
-def generate_launch_description() -> LaunchDescription:
+
+def generate_launch_description():
     share = FindPackageShare('robot_formats')
     arguments = [
         DeclareLaunchArgument(
@@ -36,11 +36,8 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument('publish_joint_states', default_value='true',
                               description='publish the current configuration on joint_states'),
         DeclareLaunchArgument('fixed_frame', default_value='world',
-                              description="rviz2's fixed frame (add frame_prefix if you set one)"),
-        DeclareLaunchArgument('rviz', default_value='true', description='start rviz2'),
-        DeclareLaunchArgument(
-            'rviz_config', default_value=PathJoinSubstitution([share, 'config', 'world.rviz']),
-            description='rviz2 configuration file'),
+                              description="rviz2's fixed frame without frame_prefix"),
+        *launch_support.rviz_arguments(share, 'world.rviz'),
     ]
     description_publisher = Node(
         package='robot_formats', executable='description_publisher',
@@ -55,10 +52,7 @@ def generate_launch_description() -> LaunchDescription:
                     LaunchConfiguration('publish_joint_states'), value_type=bool),
             },
         ])
-    rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', output='screen',
-        namespace=LaunchConfiguration('namespace'),
-        arguments=['-d', LaunchConfiguration('rviz_config'),
-                   '-f', LaunchConfiguration('fixed_frame')],
-        condition=IfCondition(LaunchConfiguration('rviz')))
-    return LaunchDescription([*arguments, description_publisher, rviz])
+    return launch_support.launch_description(__file__, arguments, [
+        launch_support.rviz('namespace', 'frame_prefix', 'fixed_frame'),
+        description_publisher,
+    ])

@@ -1,8 +1,9 @@
 """Every launch file, run the way users run it: ``ros2 launch robot_formats X.launch.py``.
 
 Each run is a real ``ros2 launch`` (upstream launch_ros) in a subprocess on a private DDS domain
-(``rviz:=false``: rviz2 needs Qt). The test side then checks, through the ROS graph and the real
-tools' interfaces only:
+(``rviz:=false``: rviz2 needs Qt; the launch still writes and logs the rviz2 configuration it
+would hand rviz2). The test side then checks, through the ROS graph and the real tools'
+interfaces only:
 
 * every node the file starts is up, in the namespace the arguments gave;
 * its parameters hold the values the arguments gave (rcl_interfaces GetParameters, as
@@ -12,6 +13,8 @@ tools' interfaces only:
   TF client use): ``lookup_transform(root, frame)`` for every link of the received
   robot_description equals the library's forward kinematics and pinocchio's, run on the received
   URDF;
+* every topic the rviz2 configuration the launch wrote reads has a publisher the launch started,
+  and its RobotModel's TF prefix and fixed frame are the launch's frames;
 * SIGINT (Ctrl-C) ends ``ros2 launch`` with exit code 0, every node "finished cleanly".
 """
 
@@ -163,6 +166,15 @@ class LaunchRun:
         listener.unregister()
         return poses
 
+    def rviz_config(self) -> tuple[Path, str]:
+        """(the rviz2 configuration the launch wrote, the file it was rendered from), from
+        the launch's line ``rviz2 configuration: PATH (from SOURCE, ...)``."""
+        pattern = re.compile(r'rviz2 configuration: (\S+) \(from (\S+),')
+        self.side.spin_until(lambda: pattern.search(self.process.log()),
+                             what='the rviz2 configuration line', process=self.process)
+        written, source = pattern.search(self.process.log()).groups()
+        return Path(written), source
+
     def interrupt(self) -> str:
         """Ctrl-C: ros2 launch exits 0 and every node finished cleanly."""
         code = self.process.interrupt(timeout=30)
@@ -227,15 +239,27 @@ def rviz_topics(config: Path) -> list[tuple[str, str]]:
     return found
 
 
-def check_rviz_config(run: LaunchRun, config: str) -> None:
-    """rviz2 cannot run here: every topic its shipped configuration reads must be published
-    by a node the same launch file started."""
-    topics = rviz_topics(SHARE / 'config' / config)
-    assert topics, f'{config}: no display reads a topic'
+def check_rviz_config(run: LaunchRun, config: str, tf_prefix: str | None = None,
+                      fixed_frame: str | None = None) -> None:
+    """rviz2 cannot run here: every topic of the configuration the launch wrote for rviz2
+    (rendered from the shipped ``config``) must be published by a node the same launch file
+    started; its RobotModel displays' TF prefix and its fixed frame, when given, must be these."""
+    written, source = run.rviz_config()
+    assert Path(source).name == config, f'rendered from {source}, not {config}'
+    topics = rviz_topics(written)
+    assert topics, f'{written}: no display reads a topic'
     for display, topic in topics:
         run.side.spin_until(lambda topic=topic: run.side.node.count_publishers(topic) >= 1,
-                            what=f'{config}: a publisher of {topic} (display {display!r})',
+                            what=f'{written}: a publisher of {topic} (display {display!r})',
                             process=run.process)
+    loaded = yaml.safe_load(written.read_text(encoding='utf-8'))
+    manager = loaded['Visualization Manager']
+    if tf_prefix is not None:
+        models = [d for d in manager['Displays']
+                  if d['Class'] == 'rviz_default_plugins/RobotModel']
+        assert models and all(d.get('TF Prefix', '') == tf_prefix for d in models), models
+    if fixed_frame is not None:
+        assert manager['Global Options']['Fixed Frame'] == fixed_frame
 
 
 def check_nodes(run: LaunchRun, nodes: list[Expected]) -> None:
@@ -280,8 +304,13 @@ def test_description_launch_serves_every_frame_through_tf2(launcher, launch_file
                                             publish_joint_states=True)])
     check_tf(run, path)
     if path.name in ('arm_with_gripper.urdf', 'workcell.sdf'):  # the launch file's default
-        check_rviz_config(run, launch_file.replace('.launch.py', '.rviz'))
+        check_rviz_config(run, launch_file.replace('.launch.py', '.rviz'), tf_prefix='',
+                          fixed_frame=FIXED[launch_file])
     run.interrupt()
+
+
+#: The launch files' default fixed frame.
+FIXED = {'display.launch.py': 'base_link', 'world.launch.py': 'world'}
 
 
 @pytest.mark.parametrize('launch_file', ['display.launch.py', 'world.launch.py'])
@@ -294,7 +323,12 @@ def test_description_launch_arguments_namespace_and_prefix(launcher, launch_file
                                             frame_prefix='left/', publish_joint_states=False)])
     check_tf(run, ARM, topic='/left/robot_description', frame_prefix='left/',
              joint_states='/left/joint_states')
+    # rviz2's RobotModel finds <TF Prefix>/<link>; the fixed frame carries the prefix too
+    check_rviz_config(run, launch_file.replace('.launch.py', '.rviz'), tf_prefix='left',
+                      fixed_frame=f'left/{FIXED[launch_file]}')
+    config, _ = run.rviz_config()
     run.interrupt()
+    assert not config.exists(), 'the rendered rviz2 configuration outlived the launch'
 
 
 def test_world_launch_chooses_a_world_of_several(launcher) -> None:
@@ -409,8 +443,7 @@ def test_motion_launch(launcher, arguments, namespace) -> None:
                       stream_rate=float(arguments.get('stream_rate', 100.0))),
     ])
     check_tf(run, ARM, topic=f'{ns}/robot_description', joint_states=f'{ns}/joint_states')
-    if not arguments:
-        check_rviz_config(run, 'motion.rviz')
+    check_rviz_config(run, 'motion.rviz', tf_prefix='', fixed_frame='base_link')
     run.interrupt()
 
 
@@ -448,8 +481,7 @@ def test_motion_sim_launch(launcher, arguments, namespace) -> None:
                            'robot_formats_interfaces/srv/StopRecording'}),
     ])
     check_tf(run, ARM, topic=f'{ns}/robot_description')
-    if not arguments:
-        check_rviz_config(run, 'motion.rviz')
+    check_rviz_config(run, 'motion.rviz', tf_prefix='', fixed_frame='base_link')
     run.interrupt()
 
 
