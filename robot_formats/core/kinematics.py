@@ -35,10 +35,11 @@ _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, Joint
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
 
 
-def _generated_names(joint: Joint) -> set[str]:
+def _generated_names(joint: Joint, coordinates: tuple[str, ...]) -> set[str]:
     """The names a joint's URDF form gives to its parts other than the joint itself: its
-    coordinates not named like it (``j/x``, ...) and a screw's translation (``j/translation``)."""
-    names = set(dof_names(joint)) - {joint.name}
+    ``coordinates`` (:func:`dof_names`) not named like it (``j/x``, ...) and a screw's
+    translation (``j/translation``)."""
+    names = set(coordinates) - {joint.name}
     if joint.type is JointType.SCREW:
         names.add(f'{joint.name}/translation')
     return names
@@ -224,12 +225,13 @@ class KinematicTree:
         self.initial_positions: dict[str, float] = {}
         self._build(scene)
         self.order: tuple[str, ...] = self._topological_order()
-        names = [name for joint in self.joints.values() for name in dof_names(joint)]
+        coordinates = [dof_names(joint) for joint in self.joints.values()]
+        names = [name for own in coordinates for name in own]
         self.dof_names: tuple[str, ...] = tuple(names)
         self.dof_index: dict[str, int] = {name: i for i, name in enumerate(names)}
         if len(self.dof_index) != len(names):
             self._refuse_duplicate_dofs()
-        self._refuse_joint_names_of_coordinates()
+        self._refuse_joint_names_of_coordinates(coordinates)
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -384,11 +386,12 @@ class KinematicTree:
                         'j/<axis>); rename one of them', self.scene.source, joint.line)
                 seen[name] = joint
 
-    def _refuse_joint_names_of_coordinates(self) -> None:
+    def _refuse_joint_names_of_coordinates(self, coordinates: list[tuple[str, ...]]) -> None:
         """A joint may not be named like another joint's coordinate (``j/x``, ...) or a screw's
-        translation (``j/translation``): in URDF these become joints, in one namespace."""
-        for joint in self.joints.values():
-            for name in sorted(_generated_names(joint) & self.joints.keys()):
+        translation (``j/translation``): in URDF these become joints, in one namespace.
+        ``coordinates``: each joint's :func:`dof_names`, in the order of the joints."""
+        for joint, own in zip(self.joints.values(), coordinates):
+            for name in sorted(_generated_names(joint, own) & self.joints.keys()):
                 raise DuplicateNameError(
                     f'joint {name!r} is named like a coordinate of {joint.type.value} joint '
                     f'{joint.name!r}, whose URDF form uses that name; rename it',

@@ -315,30 +315,26 @@ def streamed_numbers(text: str, count: int) -> tuple[float, ...] | None:
 
 def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
            count: int | None = None) -> tuple[float, ...]:
-    """Parse whitespace-separated finite floats, with an exact count if given."""
-    parts = (text or '').split()
-    try:  # fast path: every part a number and their sum finite (so each is finite)
-        values = tuple(map(float, parts))
-        ok = math.isfinite(sum(values)) and '_' not in (text or '')
-    except ValueError:
-        ok = False
-    if not ok:
-        values = tuple(_checked_float(part, file, line, what) for part in parts)
+    """Parse whitespace-separated finite floats (see :func:`number`), with an exact count if
+    given."""
+    values = tuple([number(part, file, line, what) for part in (text or '').split()])
     if count is not None and len(values) != count:
         raise InvalidValueError(f'{what}: expected {count} numbers, got {len(values)} '
                                 f'({(text or "").strip()!r})', file, line)
     return values
 
 
-def _checked_float(part: str, file: str | Path | None, line: int | None, what: str) -> float:
+def number(text: str, file: str | Path | None, line: int | None, what: str) -> float:
+    """One finite float, written as XML number formats write it: what ``float`` reads, less
+    the digit separator ``_`` (``float('1_0')`` is 10; no XML reader takes it)."""
     try:
-        if '_' in part:  # Python's float() reads '1_0' as 10; XML number formats do not
-            raise ValueError(part)
-        value = float(part)
+        if '_' in text:
+            raise ValueError(text)
+        value = float(text)
     except ValueError:
-        raise InvalidValueError(f'{what}: {part!r} is not a number', file, line) from None
+        raise InvalidValueError(f'{what}: {text!r} is not a number', file, line) from None
     if not math.isfinite(value):
-        raise InvalidValueError(f'{what}: {part!r} is not a finite number', file, line)
+        raise InvalidValueError(f'{what}: {text!r} is not a finite number', file, line)
     return value
 
 
@@ -360,12 +356,6 @@ def attr_float(element: etree._Element, name: str, file: str | Path | None,
             raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
                               element.sourceline)
         return default
-    try:
-        number = float(value)
-        if math.isfinite(number) and '_' not in value:
-            return number
-    except ValueError:
-        pass
     return floats(value, file, element.sourceline, f'<{local_name(element)} {name}>', 1)[0]
 
 

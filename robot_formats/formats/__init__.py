@@ -96,12 +96,8 @@ def _suffixes(name: str) -> tuple[bool, str]:
     lower case or ''): ``Path.suffixes`` read once for :func:`is_xacro` and :func:`detect`."""
     if name.endswith('.'):
         return False, ''
-    parts = name.lstrip('.').split('.')
-    if len(parts) == 2:  # the usual name: one suffix
-        suffix = '.' + parts[1].lower()
-        return (True, '') if suffix == '.xacro' else (False, suffix)
     xacro, last = False, ''
-    for part in parts[1:]:
+    for part in name.lstrip('.').split('.')[1:]:
         suffix = '.' + part.lower()
         if suffix == '.xacro':
             xacro = True
@@ -116,7 +112,7 @@ def _detect(path: Path, suffix: str, root: etree._Element, warnings: list[Diagno
     ``claims`` is asked only when the extension alone does not decide."""
     tables = _tables()
     tag = root.tag
-    if tag.__class__ is not str:
+    if not isinstance(tag, str):
         tag = ''
     elif tag[0] == '{':
         tag = tag.rpartition('}')[2]
@@ -229,8 +225,6 @@ def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
                                root.sourceline)
     scene = spec.reader(path, root, warnings, context)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
-    if not warnings:
-        return LoadResult(scene, spec.name, str(path), (), tree, (), data)
     irregular, notes = _split_notes(warnings)
     return LoadResult(scene, spec.name, str(path), irregular, tree, notes, data)
 

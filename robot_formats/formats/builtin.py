@@ -1,52 +1,33 @@
 """The readers robot_formats ships, as :class:`~robot_formats.formats.spec.FormatSpec` records
 (:data:`BUILTIN_FORMATS`, in the order the registry tries them). Imported lazily by
-:mod:`robot_formats.formats`; each reader imports its format package only when it reads."""
+:mod:`robot_formats.formats`; each reader imports its format package when it reads."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from typing import Callable
 
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic
-from robot_formats.formats.spec import FormatSpec, LoadContext
-
 from robot_formats.core.model import Scene
-from robot_formats.formats.urdf.reader import parse_urdf_element
+from robot_formats.formats.spec import FormatSpec, LoadContext
 
 __all__ = ['BUILTIN_FORMATS']
 
 
 def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
+    from robot_formats.formats.urdf.reader import parse_urdf_element
     return parse_urdf_element(root, str(path), warnings)
 
 
 URDF = FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format')
 
 
-def _reader(name: str) -> Callable:
-    """The function ``module:function`` (imported on first use; an import statement in a
-    function is a lookup in the import machinery on each call, a dict look-up is not)."""
-    function = _READERS.get(name)
-    if function is None:
-        module, _, attribute = name.partition(':')
-        function = _READERS[name] = getattr(importlib.import_module(module), attribute)
-    return function
-
-
-_READERS: dict[str, Callable] = {}
-
-
 def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
-    parse_skel_element = _READERS.get(_SKEL) or _reader(_SKEL)
+    from robot_formats.formats.skel.reader import parse_skel_element
     return parse_skel_element(root, str(path), warnings)
-
-
-_SKEL = 'robot_formats.formats.skel.reader:parse_skel_element'
 
 
 SKEL = FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world format")
@@ -54,17 +35,28 @@ SKEL = FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world 
 
 def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
-    parse_hrdf_element = _READERS.get(_HRDF) or _reader(_HRDF)
+    from robot_formats.formats.hrdf.reader import parse_hrdf_element
     return parse_hrdf_element(root, str(path), warnings)
 
 
-_HRDF = 'robot_formats.formats.hrdf.reader:parse_hrdf_element'
+#: Elements only HRDF has directly under its root (URDF shares <link> and <joint>).
+_HRDF_ONLY = frozenset({'actuator', 'bracket', 'rigid-body', 'end-effector', 'include'})
 
 
 def _claims_hrdf(root: etree._Element) -> bool:
+    """True for a ``<robot>`` that is HRDF rather than URDF: no ``name`` attribute (URDF
+    requires one, HRDF refuses one) and a first child HRDF has (``<actuator>``, ``<link
+    type>``, ...), or no child and a ``1.x`` version. Written here, not in the HRDF package,
+    so that telling a URDF file from an HRDF one does not import the HRDF reader."""
     if root.get('name') is not None:
-        return False  # URDF requires a name, HRDF refuses one: no need to import the HRDF reader
-    return _reader('robot_formats.formats.hrdf.reader:looks_like_hrdf')(root)
+        return False
+    for child in root:
+        if not isinstance(child.tag, str):
+            continue
+        tag = child.tag
+        return tag in _HRDF_ONLY or (tag == 'link' and child.get('type') is not None) or (
+            tag == 'joint' and child.get('axis') is not None)
+    return root.get('version', '').startswith('1.')
 
 
 HRDF = FormatSpec('hrdf', ('.hrdf',), ('robot',), _read_hrdf, 'HEBI Robot Description Format',

@@ -54,9 +54,6 @@ _TANGERINE = Material('hebi_tangerine', (0.91, 0.43, 0.218, 1.0))
 _SILVER = Material('hebi_silver', (0.6, 0.6, 0.6, 1.0))
 _LINK_RADIUS = 0.016   # hebi_description link.xacro tube radius
 _INERTIA_NAMES = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
-#: Attributes that change an element's mass properties (absent: the library's values).
-_MASS_ATTRIBUTES = frozenset({'mass', 'mass_offset', 'com_rot', 'com_trans', 'com_trans_offset',
-                              *_INERTIA_NAMES})
 Interface = tuple[str, str] | None
 _FIXED = JointType.FIXED
 _Z_AXIS = (0.0, 0.0, 1.0)
@@ -67,11 +64,6 @@ _LINK_ENDS = ('RightAngle', 'Inline')
 #: A link's tube (a cylinder along z) turned along the extension (x): Ry(pi/2), as a Pose has it.
 _Q_TUBE = pose(None, _INLINE_OUT).quat
 _Q_NONE = IDENTITY.quat
-
-
-#: Element kind -> the prefix of its default names.
-_PREFIX = {'actuator': 'actuator', 'link': 'link', 'bracket': 'bracket',
-           'rigid-body': 'rigid_body', 'joint': 'joint', 'end-effector': 'end_effector'}
 
 
 def default_name(kind: str, index: int) -> str:
@@ -178,45 +170,39 @@ class _Builder:
     # --- chains -----------------------------------------------------------------------------
     def chain(self, nodes: list[Node], start: _Output) -> None:
         """Build ``nodes`` one after the other from ``start``: per element the attachment
-        checks, its name and its input joint here (the common paths inline: this loop runs
-        for every element of every load), then what its kind contributes."""
+        checks, its name and its input joint, then what its kind contributes."""
         previous = start
-        names = self.names
-        all_tags = self.all_tags
-        joints = self.joints
         for node in nodes:
-            attrs = node.attrs
-            element = attrs.element
-            kind = node.kind
             if previous.ended or previous.branched:
                 self._refuse_attachment(node, previous)
-            catalogue = _CATALOGUE.get(kind)
+            catalogue = _CATALOGUE.get(node.kind)
             parts = None
             if catalogue is not None:
-                table = catalogue[0]
-                text = element.get('type')
-                parts = table.get(text) if text is not None else None
-                if parts is None or (parts.feature is not None
-                                     and parts.feature not in attrs.version.features):
-                    parts = self._typed(node, *catalogue)  # errors, case, the Custom default
+                parts = self._typed(node, *catalogue)
                 wanted, offered = parts.input, previous.interface
                 if wanted is not None and offered is not None and (
                         offered[0] != wanted[0] or offered[1] == wanted[1]):
                     self._refuse_interface(node, previous, wanted)
-            index = self.index
-            self.index = index + 1
-            tag = element.get('tag')
-            if tag:
-                name = self._tagged(node, tag)
-            else:
-                name = f'{_PREFIX[kind]}_{index}'
-                while name in all_tags or name in names:
-                    name += '_'
-            names.add(name)
-            line = attrs.line
-            joints.append(Joint(f'{name}/input', _FIXED, previous.link, name, previous.pose,
-                                line=line))
+            name = self._name(node)
+            line = node.attrs.line
+            self.joints.append(Joint(f'{name}/input', _FIXED, previous.link, name,
+                                     previous.pose, line=line))
             previous = self.element(node, parts, name, line)
+
+    def _name(self, node: Node) -> str:
+        """The element's tag, else its default name (:func:`default_name` with its index in
+        element order, ``_`` appended while another element has that name)."""
+        index = self.index
+        self.index = index + 1
+        tag = node.attrs.get('tag')
+        if tag:
+            name = self._tagged(node, tag)
+        else:
+            name = default_name(node.kind, index)
+            while name in self.all_tags or name in self.names:
+                name += '_'
+        self.names.add(name)
+        return name
 
     def _tagged(self, node: Node, tag: str) -> str:
         if tag in self.tags:
@@ -352,24 +338,16 @@ class _Builder:
         extension = self._finite(attrs, 'extension')
         twist = self._finite(attrs, 'twist')
         d = spec.d
-        half = 0.5 * twist
-        s, c = math.sin(half), math.cos(half)
-        if not inline_in and not inline_out:  # Tz(d)·Tx(e)·Rx(twist)·Tz(d), the usual link
-            sin, cos = math.sin(twist), math.cos(twist)  # (s, 0, 0, c): unit already
-            out_pose = Pose((extension, -sin * d, d + cos * d),
-                            (s, 0.0, 0.0, c) if c >= 0.0 else (-s, 0.0, 0.0, -c))
-            com: Vec = (extension / 2.0, 0.0, d)
-        else:
-            # inlet · Tx(e) · Rx(twist) · outlet, inlet/outlet Tz(d) or the inline rotations
-            t_in, q_in = ((0.0, 0.0, 0.0), _INLINE_IN) if inline_in else ((0.0, 0.0, d),
-                                                                           Q_IDENTITY)
-            t_out, q_out = ((0.0, 0.0, 0.0), _INLINE_OUT) if inline_out else ((0.0, 0.0, d),
-                                                                              Q_IDENTITY)
-            t, q = compose(t_in, q_in, (extension, 0.0, 0.0), (s, 0.0, 0.0, c))
-            t, q = compose(t, q, t_out, q_out)
-            out_pose = pose(t, q)
-            x, y, z = rotate(q_in, (extension / 2.0, 0.0, 0.0))
-            com = (x + t_in[0], y + t_in[1], z + t_in[2])
+        # inlet · Tx(e) · Rx(twist) · outlet: inlet and outlet Tz(d) (RightAngle) or the
+        # inline rotations
+        t_in, q_in = ((0.0, 0.0, 0.0), _INLINE_IN) if inline_in else ((0.0, 0.0, d), Q_IDENTITY)
+        t_out, q_out = ((0.0, 0.0, 0.0), _INLINE_OUT) if inline_out else ((0.0, 0.0, d),
+                                                                          Q_IDENTITY)
+        t, q = compose(t_in, q_in, (extension, 0.0, 0.0), axis_quat('x', twist))
+        t, q = compose(t, q, t_out, q_out)
+        out_pose = pose(t, q)
+        x, y, z = rotate(q_in, (extension / 2.0, 0.0, 0.0))
+        com: Vec = (x + t_in[0], y + t_in[1], z + t_in[2])
         mass = link_mass(spec, extension, inline_in, inline_out)
         inertia = link_inertia(mass, extension, d, inline_in)
         visuals: tuple[Visual, ...] = ()
@@ -430,17 +408,10 @@ class _Builder:
     def _inertial(self, node: Node, mass: float, parts: _Parts | None,
                   com: Vec | None = None, inertia: Inertia6 | None = None) -> Inertial | None:
         """The element's mass properties: the library's (``parts``; ``com`` and ``inertia``
-        when they depend on the element, as a link's do) unless attributes override them."""
+        when they depend on the element, as a link's do) with what its attributes override.
+        An element that overrides nothing shares its catalogue entry's :class:`Inertial`."""
         attrs = node.attrs
-        names = attrs.names
-        if not names or _MASS_ATTRIBUTES.isdisjoint(names):  # library values only
-            if not (mass >= 0.0 and mass != math.inf):  # (NaN too)
-                return self._unphysical(node, mass)
-            if com is None and parts is not None:
-                return parts.inertial
-            assert com is not None
-            return Inertial(mass, pose(com, None),
-                            inertia if inertia is not None else (0.0,) * 6)  # type: ignore
+        library = parts.inertial if parts is not None and com is None else None
         if com is None:
             com = parts.com if parts is not None else (0.0, 0.0, 0.0)
         if inertia is None:
@@ -472,6 +443,9 @@ class _Builder:
         if not math.isfinite(mass) or mass < 0.0:
             return self._unphysical(node, mass)
         ixx, ixy, ixz, iyy, iyz, izz = values
+        if library is not None and com_rot is None and (mass, com, tuple(values)) == (
+                library.mass, parts.com, library.inertia):  # type: ignore[union-attr]
+            return library
         return Inertial(mass, pose(com, com_rot), (ixx, ixy, ixz, iyy, iyz, izz))
 
     @staticmethod

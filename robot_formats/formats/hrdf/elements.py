@@ -17,7 +17,7 @@ from robot_formats.core.errors import (CycleError, Diagnostic, FileAccessError, 
                                        UnsupportedError)
 from robot_formats.core.xmlsafe import local_name, read_xml
 from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
-from robot_formats.formats.hrdf.versions import Version, parse_version
+from robot_formats.formats.hrdf.versions import SUPPORTED, Version, parse_version
 
 __all__ = ['Node', 'read_document', 'ELEMENT_KINDS', 'root_version']
 
@@ -111,17 +111,16 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
 
 def _allowed(kind: str, version: Version) -> frozenset[str]:
     """The attributes ``<kind>`` may have in ``version``."""
-    key = (kind, version.features)  # (a frozenset keeps its hash; a Version computes it)
-    names = _ALLOWED.get(key)
-    if names is None:
-        names = _ALLOWED[key] = frozenset(
-            name for name, feature in _ATTRIBUTES[kind].items()
-            if feature is None or version.has(feature))
-    return names
+    return _ALLOWED[(kind, version.features)]
 
 
-#: (element kind, version features) -> allowed attribute names; 9 kinds × 8 versions at most.
-_ALLOWED: dict[tuple[str, frozenset[str]], frozenset[str]] = {}
+#: (element kind, a version's features) -> the attributes the element may have in it (a
+#: version beyond the spec has the last one's features).
+_ALLOWED: dict[tuple[str, frozenset[str]], frozenset[str]] = {
+    (kind, version.features): frozenset(name for name, feature in attributes.items()
+                                        if feature is None or version.has(feature))
+    for kind, attributes in _ATTRIBUTES.items()
+    for version, _ in filter(None, map(parse_version, SUPPORTED))}
 
 
 def _checked_attrs(element: etree._Element, kind: str, file: str | None, version: Version,
@@ -200,12 +199,6 @@ def _chain(ctx: _Context, container: etree._Element, file: str | None, version: 
 def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
           version: Version) -> Node:
     attrs = _checked_attrs(element, kind, file, version, ctx.warnings, name=kind)
-    if not len(element):  # a leaf (most elements): no tails to look at
-        text = element.text
-        if text and text.strip():
-            raise SchemaError(f'<{kind}> cannot contain text ({text.strip()[:30]!r})', file,
-                              element.sourceline)
-        return Node(kind, attrs, None, False, file)
     _refuse_text(element, file)
     children = [c for c in element if isinstance(c.tag, str)]
     if not children:

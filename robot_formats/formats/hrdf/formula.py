@@ -251,7 +251,5 @@ def evaluate(text: str, quirks: list[Quirk] | None = None) -> float:
     Raises:
         FormulaError: ``text`` is not a formula (reason and position inside ``text``).
     """
-    if text == 'pi':  # the most common formula of all (a link's twist): nothing to parse
-        return math.pi
     collected: list[Quirk] = [] if quirks is None else quirks
     return _Parser(text, collected).parse()

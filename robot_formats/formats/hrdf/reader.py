@@ -9,7 +9,6 @@ and docs/hrdf.md for the whole story.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from lxml import etree
@@ -20,11 +19,7 @@ from robot_formats.core.xmlsafe import read_xml
 from robot_formats.formats.hrdf.builder import ROOT_LINK, build_model, implicit_end_effector
 from robot_formats.formats.hrdf.elements import read_document
 
-__all__ = ['parse_hrdf_file', 'parse_hrdf_element', 'looks_like_hrdf']
-
-#: Elements only HRDF has directly under its root (URDF shares <link> and <joint>).
-_HRDF_ONLY = frozenset({'actuator', 'bracket', 'rigid-body', 'end-effector', 'include'})
-
+__all__ = ['parse_hrdf_file', 'parse_hrdf_element']
 
 def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, *,
                     root_link: str = ROOT_LINK) -> Scene:
@@ -47,30 +42,6 @@ def parse_hrdf_element(root: etree._Element, file: str | None,
     root_attrs, nodes = read_document(root, file, warnings)
     if root_attrs.version.implicit_end_effector:
         nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
-    name = root.get('description') or (_stem(file) if file else 'hrdf_robot')
+    name = root.get('description') or (Path(file).stem if file else 'hrdf_robot')
     model = build_model(root_attrs, nodes, name, file, warnings, root_link)
     return Scene(name, (model,), source=file)
-
-
-def _stem(file: str) -> str:
-    """``Path(file).stem``, without building a Path for the usual ``<name>.hrdf``."""
-    base = os.path.basename(file)
-    if len(base) > 5 and base.endswith('.hrdf'):
-        return base[:-5]
-    return Path(file).stem
-
-
-def looks_like_hrdf(root: etree._Element) -> bool:
-    """True for a ``<robot>`` that is HRDF rather than URDF: no ``name`` attribute (URDF
-    requires one, HRDF refuses it) and children HRDF has (``<actuator>``, ``<link type>``...)."""
-    if root.get('name') is not None:
-        return False
-    for child in root:
-        if not isinstance(child.tag, str):
-            continue
-        tag = child.tag
-        if tag in _HRDF_ONLY or (tag == 'link' and child.get('type') is not None) or (
-                tag == 'joint' and child.get('axis') is not None):
-            return True
-        return False
-    return root.get('version', '').startswith('1.')

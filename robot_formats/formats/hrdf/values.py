@@ -17,14 +17,13 @@ we, with a warning whenever a value is not a plain number.
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError
 from robot_formats.core.xmlsafe import local_name
-from robot_formats.formats.hrdf.formula import (PLAIN_NUMBER, FormulaError, Quirk, evaluate,
+from robot_formats.formats.hrdf.formula import (FormulaError, Quirk, evaluate,
                                                 is_plain_number, leading_number)
 from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, matrix_quat,
                                                  quat_mul)
@@ -35,9 +34,6 @@ __all__ = ['Attrs', 'ROTATION_TOLERANCE']
 #: Largest |R·Rᵀ − I| entry accepted for a 9-number rotation (HEBI: 1e-6 accepted, 1e-5 not).
 ROTATION_TOLERANCE = 5e-6
 _AXES = ('x', 'y', 'z')
-#: A plain decimal number (optionally signed): same value as a formula in every version.
-_SIMPLE_NUMBER = re.compile(r'-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
-_PLAIN_NUMBER = PLAIN_NUMBER.fullmatch
 
 
 class Attrs:
@@ -78,8 +74,6 @@ class Attrs:
         text = self.get(name)
         if text is None:
             return default
-        if _SIMPLE_NUMBER.fullmatch(text):  # the common case: no formula to parse
-            return float(text)
         if not self.version.has_formulas:
             value = leading_number(text)
             if not is_plain_number(text.strip()):
@@ -106,17 +100,18 @@ class Attrs:
         parts = text.split()
         if len(parts) != 3:
             raise self.invalid(name, text, f'a translation needs 3 numbers, got {len(parts)}')
-        values = []
-        for part in parts:
-            if _PLAIN_NUMBER(part):  # the common case: its value is float()'s
-                values.append(float(part))
-                continue
-            value = leading_number(part)
+        x, y, z = (self._leading_number(name, part) for part in parts)
+        return (x, y, z)
+
+    def _leading_number(self, name: str, part: str) -> float:
+        """One entry of a translation vector: its leading number, as HEBI reads it, with a
+        warning when the entry is not a plain number."""
+        value = leading_number(part)
+        if not is_plain_number(part):
             self.warn(f'<{self.kind}> {name}: {part!r} is not a plain number; read as '
                       f'{value!r} (its leading number), as HEBI does — translations are '
                       'not formulas', 'HRDF_TRANSLATION_NOT_NUMBER')
-            values.append(value)
-        return (values[0], values[1], values[2])
+        return value
 
     def rotation(self, name: str) -> Quat | None:
         """A "rotation matrix": 9 numbers or a product of Rx/Ry/Rz(formula), as a unit
@@ -193,15 +188,12 @@ class Attrs:
                                    f'{i + 1}')
             inner = text[i + 3:close]
             quirks: list[Quirk] = []
-            if _SIMPLE_NUMBER.fullmatch(inner):
-                angle = float(inner)
-            else:
-                try:
-                    angle = evaluate(inner, quirks)
-                except FormulaError as err:
-                    raise self.invalid(name, text, f'R{axis}(...): {err.reason} at character '
-                                       f'{i + 4 + err.position}') from None
-                self._quirks(name, quirks)
+            try:
+                angle = evaluate(inner, quirks)
+            except FormulaError as err:
+                raise self.invalid(name, text, f'R{axis}(...): {err.reason} at character '
+                                   f'{i + 4 + err.position}') from None
+            self._quirks(name, quirks)
             if not math.isfinite(angle):
                 raise self.invalid(name, text, f'R{axis}(...): the angle {inner.strip()!r} is '
                                    f'{angle} (a rotation needs a finite angle)')

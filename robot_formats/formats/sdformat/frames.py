@@ -78,11 +78,6 @@ class _Scope:
         self.relative_to: dict[str, _Edge] = {}
         self._attached: dict[str, str] = {}
         self._poses: dict[str, np.ndarray] = {self.root: _EYE}
-        #: what :meth:`pose` and :meth:`link_of` resolved so far, by name (validation resolves
-        #: every frame's pose and most links): a dictionary look-up where a caller walks every
-        #: frame again (the scene), the method where it misses
-        self.resolved_poses = self._poses
-        self.resolved_links = self._attached
         #: ``N::rest`` names found to be frames of nested scopes, split as (N, rest)
         self._splits: dict[str, tuple[str, str]] = {}
 
@@ -152,53 +147,45 @@ class _Scope:
 
     # --- relative_to ----------------------------------------------------------------------
     def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
-        """X_S_name: the pose of frame ``name`` in this scope's frame."""
-        poses = self._poses
-        cached = poses.get(name)
+        """X_S_name: the pose of frame ``name`` in this scope's frame (resolved once)."""
+        cached = self._poses.get(name)
         if cached is not None:
             return cached
         kind = self.kinds.get(name)
-        if kind is not None and kind != 'model':
-            # the common case: a link, joint or frame whose pose is expressed in a frame
-            # resolved already (document order); nothing in progress is in _poses, so no
-            # cycle runs through it
-            edge = self.relative_to.get(name)
-            if edge is not None:
-                base = poses.get(edge[0])
-                if base is not None:
-                    matrix = edge[1]
-                    result = base if matrix is IDENTITY else base @ matrix
-                    poses[name] = result
-                    return result
-        ref = (kind, name) if kind is not None else self.reference(name)
-        if ref is None:
-            raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
-                                 self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
-        if ref[0] == 'nested':
-            head, rest = self.split(name)
+        if kind is None:
+            if self.reference(name) is None:
+                raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
+                                     self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
+            head, rest = self.split(name)  # N::rest, in nested scope N
             result = self.pose(head, stack) @ self.scopes[head].pose(rest)
         else:
-            if name in stack:
-                raise CycleError(f'{self.what} {self.name!r}: the relative_to graph has a '
-                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
-                                 self.relative_to[name][2], code='POSE_RELATIVE_TO_CYCLE')
             target, matrix, line = self.relative_to[name]
-            if target == name or (target not in self._poses and not self.knows(target)):
-                itself = target == name
-                raise ReferenceError(
-                    f'the pose of {self.kinds[name]} {name!r} is relative_to {target!r} '
-                    f'({"itself" if itself else "not a frame"} of {self.what} {self.name!r})',
-                    self.file, line,
-                    code='POSE_RELATIVE_TO_CYCLE' if itself else 'POSE_RELATIVE_TO_INVALID')
             base = self._poses.get(target)  # mostly resolved already (document order)
-            if base is None:
+            if base is None:  # (a frame in progress is not resolved: a cycle passes here)
+                self._check_relative_to(name, target, line, stack)
                 base = self.pose(target, (*stack, name))
             result = base if matrix is IDENTITY else base @ matrix
-            if ref[0] == 'model' and self.scope_elements[name].placement_frame:
+            if kind == 'model' and self.scope_elements[name].placement_frame:
                 result = result @ invert(placement_pose(self.scopes[name],
                                                         self.scope_elements[name]))
         self._poses[name] = result
         return result
+
+    def _check_relative_to(self, name: str, target: str, line: int | None,
+                           stack: tuple[str, ...]) -> None:
+        """Refuse a pose relative to itself, to no frame, or closing a cycle (``stack``: the
+        frames whose poses wait for this one)."""
+        if name in stack:
+            raise CycleError(f'{self.what} {self.name!r}: the relative_to graph has a '
+                             f'cycle: {" -> ".join((*stack, name))}', self.file, line,
+                             code='POSE_RELATIVE_TO_CYCLE')
+        if target == name or not self.knows(target):
+            itself = target == name
+            raise ReferenceError(
+                f'the pose of {self.kinds[name]} {name!r} is relative_to {target!r} '
+                f'({"itself" if itself else "not a frame"} of {self.what} {self.name!r})',
+                self.file, line,
+                code='POSE_RELATIVE_TO_CYCLE' if itself else 'POSE_RELATIVE_TO_INVALID')
 
 
 class ModelFrames(_Scope):
@@ -272,28 +259,8 @@ class ModelFrames(_Scope):
         model = self.model
         if not model.static or model.links or model.models:
             self.canonical()
-        try:  # each stage run plainly first (see _stage): no list of checks per model
-            for frame in model.frames:
-                self._check_frame(frame.name, frame.attached_to, frame.line)
-            for joint in model.joints:
-                check_joint(self, joint, model.name, True)
-        except FormatError:
-            _stage(self._attached_to_checks())
-        try:
-            pose, poses, kinds = self.pose, self._poses, self.kinds
-            for name, (target, matrix, _line) in self.relative_to.items():
-                # pose(name)'s fast path inline (a frame posed in one resolved already)
-                if name not in poses:
-                    base = poses.get(target)
-                    if base is not None and kinds.get(name, 'model') != 'model':
-                        poses[name] = base if matrix is IDENTITY else base @ matrix
-                    else:
-                        pose(name)
-            for nested in model.models:
-                if nested.placement_frame:
-                    pose(nested.name)
-        except FormatError:
-            _stage(self._relative_to_checks())
+        _stage(self._attached_to_checks())
+        _stage(self._relative_to_checks())
 
     def _attached_to_checks(self):
         for frame in self.model.frames:
@@ -408,20 +375,6 @@ def placement_pose(frames: ModelFrames, model: SdfModel) -> np.ndarray:
 
 def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: bool) -> None:
     """Stages 3 and 6.8 for one joint of a model or world ``scope``."""
-    child, parent = joint.child, joint.parent
-    parent_is_world = parent == WORLD_FRAME and allow_world_parent
-    if (child != WORLD_FRAME and (child != joint.name or not joint.has_frame)
-            and scope.knows(child) and (parent_is_world or scope.knows(parent))
-            and parent != child):  # the common case: a valid joint, checked without messages
-        child_link = scope.link_of(child, (joint.name,))
-        parent_link = WORLD_FRAME if parent_is_world else scope.link_of(parent)
-        if child_link != parent_link:
-            return
-    _joint_problem(scope, joint, scope_name, allow_world_parent)
-
-
-def _joint_problem(scope, joint: SdfJoint, scope_name: str, allow_world_parent: bool) -> None:
-    """Raises the problem of a joint :func:`check_joint` found invalid."""
     where = f'joint {joint.name!r} in {scope_name!r}'
     if joint.child == WORLD_FRAME:
         raise ReferenceError(f'{where}: the child cannot be "world"', scope.file, joint.line,
@@ -517,12 +470,7 @@ class WorldFrames(_Scope):
         _stage([(self._check_frame, frame) for frame in self.world.frames]
                + [(check_joint, self, joint, self.world.name, True)
                   for joint in self.world.joints])
-        try:  # run plainly first (see _stage): no list of a check per model
-            pose = self.pose
-            for name in self.relative_to:
-                pose(name)
-        except FormatError:
-            _stage([(self.pose, name) for name in self.relative_to])
+        _stage([(self.pose, name) for name in self.relative_to])
 
     def _check_frame(self, frame: SdfFrame) -> None:
         if frame.attached_to == frame.name:

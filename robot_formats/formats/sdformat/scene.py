@@ -20,22 +20,13 @@ import numpy as np
 from robot_formats.core.errors import Diagnostic
 from robot_formats.core.model import (IDENTITY, WORLD, Collision, Frame, Joint, JointType,
                                       Limits, Link, Model, Pose, Scene, Visual)
-from robot_formats.core.rotations import entries_to_quat, rotations_to_quats
-from robot_formats.core.transforms import invert
+from robot_formats.core.rotations import rotations_to_quats
+from robot_formats.core.transforms import invert, matrix_to_pose
 from robot_formats.formats.sdformat.dom import (MODEL_FRAME, SdfAxis, SdfJoint, SdfLink, SdfModel,
                                                 SdfWorld)
 from robot_formats.formats.sdformat.frames import ModelFrames, WorldFrames, resolve_world
 
 __all__ = ['to_scene']
-
-
-def matrix_to_pose(matrix: np.ndarray) -> Pose:
-    """``transforms.matrix_to_pose`` with a fast path for unrotated frames (most frames of a
-    composed world sit on their links without rotation): the scene converts every frame."""
-    (m00, m01, m02, x), (m10, m11, m12, y), (m20, m21, m22, z), _ = matrix.tolist()
-    if m00 == 1.0 and m11 == 1.0 and m22 == 1.0:
-        return Pose((x, y, z))
-    return Pose((x, y, z), entries_to_quat(m00, m01, m02, m10, m11, m12, m20, m21, m22))
 
 
 def _local(model_name: str, scoped: str) -> str:
@@ -141,8 +132,7 @@ class _Builder:
                 target = owner.pose(shape.pose.relative_to) if shape.pose.relative_to != \
                     MODEL_FRAME else np.eye(4)
                 matrix = invert(owner.pose(sdf.name)) @ target @ matrix
-            item = shape.item.__class__(**{**_fields(shape.item),
-                                           'origin': matrix_to_pose(matrix)})
+            item = replace(shape.item, origin=matrix_to_pose(matrix))
             if isinstance(item, Visual):
                 visuals.append(item)
             else:
@@ -156,17 +146,10 @@ class _Builder:
         axis = _axis_in_joint(joint.axis, owner, scoped, local, self.warnings)
         axis2 = _axis_in_joint(joint.axis2, owner, scoped, local, self.warnings)
         first, second = joint.axis, joint.axis2
-        limits: tuple[Limits, ...]
-        if (first is None or first.limits is None) and (second is None or second.limits is None):
+        limits = tuple(a.limits or _NO_LIMITS for a in (first, second)
+                       if a is not None)[:_dofs(joint.type)]
+        if all(lim == _NO_LIMITS for lim in limits):
             limits = ()  # no limit given: all unlimited
-        elif second is None and first is not None and first.limits is not None:
-            # one axis with limits (the common case): as below, without the generator
-            limits = (first.limits,)[:_dofs(joint.type)] if first.limits != _NO_LIMITS else ()
-        else:
-            limits = tuple(a.limits or _NO_LIMITS for a in (first, second)
-                           if a is not None)[:_dofs(joint.type)]
-            if all(lim == _NO_LIMITS for lim in limits):
-                limits = ()
         dynamics = joint.axis.dynamics if joint.axis is not None else None
         return axis if axis is not None else (0.0, 0.0, 1.0), axis2, limits, dynamics
 
@@ -304,14 +287,12 @@ class _ModelBuild:
         frame is attached to the world (``link`` names a model frame)."""
         batch = self.builder.poses
         scoped = prefix + link
-        index = self._links.get(scoped)  # (a link seen already: the common case)
+        index = self._links.get(scoped)
         if index is None:
             if _is_world(link):
                 self.world_posed = True
                 return batch.add(self.world_pose(x_mf))
-            x_ml = graph.resolved_poses.get(link)
-            if x_ml is None:
-                x_ml = graph.pose(link)
+            x_ml = graph.pose(link)
             if x_ms is not None:
                 x_ml = x_ms @ x_ml
             index = self._links[scoped] = batch.add_link(x_ml)
@@ -325,17 +306,14 @@ class _ModelBuild:
         top-level model and ``x_ms`` its frame in the model frame (None: the model itself)."""
         builder, model = self.builder, graph.model
         top = self.sdf.name
-        poses, links = graph.resolved_poses, graph.resolved_links  # (all resolved: validated)
         for link in model.links:
             self.links.append(builder.link(graph, link, prefix + link.name))
         for joint in model.joints:
             local = joint.name
-            x_mj = poses.get(local) if joint.has_frame else graph.joint_pose(joint)
-            if x_mj is None:
-                x_mj = graph.pose(local)
+            x_mj = graph.joint_pose(joint)
             if x_ms is not None:
                 x_mj = x_ms @ x_mj
-            child_link = links.get(joint.child) or graph.link_of(joint.child)
+            child_link = graph.link_of(joint.child)
             x_cj = self.relative(graph, prefix, x_ms, child_link, x_mj)
             child = _world_or(prefix + child_link)
             if joint.has_frame:  # the joint frame, on the link it is attached to: its child
@@ -344,7 +322,7 @@ class _ModelBuild:
                 self.world_posed = True
                 parent, x_pj = WORLD, builder.poses.add(self.world_pose(x_mj))
             else:
-                parent_link = links.get(joint.parent) or graph.link_of(joint.parent)
+                parent_link = graph.link_of(joint.parent)
                 parent = _world_or(prefix + parent_link)
                 x_pj = self.relative(graph, prefix, x_ms, parent_link, x_mj)
             scoped = f'{top}::{prefix}{local}'
@@ -360,12 +338,10 @@ class _ModelBuild:
     def frame(self, graph: ModelFrames, prefix: str, x_ms: np.ndarray | None, local: str,
               line: int | None) -> np.ndarray:
         """Adds the frame ``local`` of ``graph``'s scope; returns X_M_F."""
-        x_mf = graph.resolved_poses.get(local)
-        if x_mf is None:
-            x_mf = graph.pose(local)
+        x_mf = graph.pose(local)
         if x_ms is not None:
             x_mf = x_ms @ x_mf
-        link = graph.resolved_links.get(local) or graph.link_of(local)
+        link = graph.link_of(local)
         self.frames += (prefix + local, _world_or(prefix + link),
                         self.relative(graph, prefix, x_ms, link, x_mf), line)
         return x_mf
@@ -405,13 +381,10 @@ class _PoseBatch:
             out[rows, :, :3] = transposed @ frames[rows, :3, :3]
             out[rows, :, 3] = (transposed @ (frames[rows, :3, 3] - links[:, :3, 3])[:, :, None]
                                )[:, :, 0]
-        unrotated = ((out[:, 0, 0] == 1.0) & (out[:, 1, 1] == 1.0) & (out[:, 2, 2] == 1.0)
-                     ).tolist()
         quats = rotations_to_quats(out[:, :, :3]).T.tolist()
         # columns of plain floats: no list per pose for the collector to track
-        return [Pose((x, y, z)) if plain else Pose((x, y, z), (qx, qy, qz, qw))
-                for x, y, z, plain, qx, qy, qz, qw in zip(*out[:, :, 3].T.tolist(), unrotated,
-                                                          *quats)]
+        return [Pose((x, y, z), (qx, qy, qz, qw))
+                for x, y, z, qx, qy, qz, qw in zip(*out[:, :, 3].T.tolist(), *quats)]
 
 
 _EYE = np.eye(4)
@@ -426,10 +399,6 @@ def _is_world(link: str) -> bool:
 
 def _has_reposture(model: SdfModel) -> bool:
     return model.reposture is not None or any(_has_reposture(m) for m in model.models)
-
-
-def _fields(item) -> dict:
-    return {name: getattr(item, name) for name in item.__slots__}
 
 
 def _dofs(kind: JointType) -> int:
@@ -447,11 +416,7 @@ def _axis_in_joint(axis: SdfAxis | None, owner, name: str, local: str,
     if axis is None:
         return None
     if not axis.expressed_in or axis.expressed_in == local:
-        given = axis.xyz
-        x, y, z = given
-        if given.__class__ is tuple and x.__class__ is float and y.__class__ is float \
-                and z.__class__ is float:
-            return given  # plain floats already (as the reader makes them): no copy
+        x, y, z = axis.xyz
         return (float(x), float(y), float(z))
     xyz = np.asarray(axis.xyz, dtype=float)
     if axis.expressed_in and not owner.knows(axis.expressed_in) and \

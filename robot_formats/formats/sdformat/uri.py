@@ -28,6 +28,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from robot_formats.core.errors import FormatError, ReferenceError, UnsupportedError
 from robot_formats.core.xmlsafe import read_xml
@@ -115,12 +116,27 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
         raise UnsupportedError(f'include {uri!r}: robot_formats does not download models '
                                '(no network access); download it and include the local copy',
                                including_file, line, code='URI_LOOKUP')
+    if scheme not in ('', 'file', 'package', 'model'):
+        raise UnsupportedError(f'include {uri!r}: unknown URI scheme {scheme!r}',
+                               including_file, line, code='URI_LOOKUP')
     base = _directory_of(including_file, directories) if including_file else Path.cwd()
-    if scheme in ('', 'file') and not os.path.isabs(rest):
-        first = base / rest  # the common case, a file next to the including one: one stat
-        if first.is_file():
-            return first
     candidates: list[Path] = []
+    for candidate in _candidates(uri, scheme, rest, base, config, including_file, line):
+        if candidate.is_file():
+            return candidate
+        if candidate.is_dir():
+            return model_directory_file(candidate, uri, including_file, line)
+        candidates.append(candidate)
+    raise ReferenceError(f'include {uri!r}: no such file or model directory (looked in '
+                         f'{_shown(candidates)})', including_file, line, code='URI_LOOKUP')
+
+
+def _candidates(uri: str, scheme: str, rest: str, base: Path, config: ResolverConfig,
+                including_file: str | None, line: int | None) -> Iterator[Path]:
+    """Where an include URI of a local ``scheme`` may be, in the order they are tried, each
+    worked out when the ones before it are not there: a relative file next to the including
+    one, then (the including file in a model directory) next to that directory, then under
+    each model search path; a ``package://`` URI in its package."""
     if scheme == 'package':
         package, _, inner = rest.partition('/')
         root = config.package(package)
@@ -128,27 +144,17 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
             raise ReferenceError(f'include {uri!r}: package {package!r} is not in the package '
                                  'map, the ament index or ROS_PACKAGE_PATH', including_file,
                                  line, code='URI_LOOKUP')
-        candidates.append(root / inner)
-    elif scheme in ('', 'file'):
+        yield root / inner
+        return
+    if scheme != 'model':
         if Path(rest).is_absolute():
-            candidates.append(Path(rest))
-        else:
-            candidates.append(base / rest)
-            if (base / 'model.config').is_file():  # a model directory: its siblings too
-                candidates.append(base.parent / rest)
-            candidates += [path / rest for path in config.search_paths()]
-    elif scheme == 'model':
-        candidates += [path / rest for path in config.search_paths()]
-    else:
-        raise UnsupportedError(f'include {uri!r}: unknown URI scheme {scheme!r}',
-                               including_file, line, code='URI_LOOKUP')
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-        if candidate.is_dir():
-            return model_directory_file(candidate, uri, including_file, line)
-    raise ReferenceError(f'include {uri!r}: no such file or model directory (looked in '
-                         f'{_shown(candidates)})', including_file, line, code='URI_LOOKUP')
+            yield Path(rest)
+            return
+        yield base / rest
+        if (base / 'model.config').is_file():  # a model directory: its siblings too
+            yield base.parent / rest
+    for path in config.search_paths():
+        yield path / rest
 
 
 #: HOST/1.0/OWNER/models/NAME[/VERSION|tip][/files/...] (the Fuel REST API's model URL).

@@ -5,7 +5,6 @@ libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with fil
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -60,15 +59,7 @@ def number(ctx: Ctx, element: etree._Element | None, default: float) -> float:
     """One finite float from the element's text, ``default`` when the element is absent."""
     if element is None:
         return default
-    value = element.text or ''
-    try:  # the common case: one plain finite number (float() strips whitespace itself)
-        found = float(value)
-    except ValueError:
-        pass
-    else:
-        if math.isfinite(found) and '_' not in value:
-            return found
-    value = value.strip()
+    value = (element.text or '').strip()
     if value.lower() in ('inf', '+inf', 'infinity'):
         return math.inf
     if value.lower() in ('-inf', '-infinity'):
@@ -90,15 +81,6 @@ def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, st
     stream stops after ``count`` values), pose and colour entries (any count: ``count`` None)
     each through ``std::stod`` (``0"`` is 0).
     Text libsdformat cannot read either raises the strict reader's error."""
-    parts = text.split()
-    if count is None or len(parts) == count:  # the common case: plain finite numbers
-        try:
-            plain = tuple(map(float, parts))
-        except ValueError:
-            pass
-        else:  # finite sum: every value finite; Python reads '1_0', XML number formats do not
-            if math.isfinite(sum(plain)) and '_' not in text:
-                return plain
     what = f'<{local_name(element)}>'
     try:
         return floats(text, ctx.file, element.sourceline, what, count)
@@ -139,22 +121,6 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
     collect an element's children in one pass."""
     if element is None:
         return _ABSENT
-    keys = element.keys()
-    if not keys or keys == ['relative_to']:  # the common case: six plain numbers
-        relative_to = element.get('relative_to', '') if keys else ''
-        body = element.text or ''
-        parts = body.split()
-        if not parts:
-            return PoseSpec(_IDENTITY, relative_to, element.sourceline, True)
-        if len(parts) == 6 and '_' not in body:
-            try:
-                x, y, z, roll, pitch, yaw = map(float, parts)
-            except ValueError:
-                pass
-            else:
-                if math.isfinite(x + y + z + roll + pitch + yaw):
-                    return _new_pose_spec((_xyz_rpy_matrix(x, y, z, roll, pitch, yaw),
-                                           relative_to, element.sourceline, True))
     relative_to = element.get('relative_to', '')
     if not relative_to and ctx.version < (1, 7) and element.get('frame'):
         relative_to = element.get('frame', '')  # 1.5/1.6 //pose/@frame, same meaning
@@ -163,11 +129,6 @@ def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
 
 #: The pose of elements without one (see :data:`.dom.IDENTITY`).
 _IDENTITY = IDENTITY
-
-
-#: ``PoseSpec(matrix, relative_to, line, given)`` from the tuple of its four fields, without the
-#: named tuple's ``__new__`` (Python code): the reader makes one per ``<pose>``.
-_new_pose_spec = functools.partial(tuple.__new__, PoseSpec)
 
 #: The pose of an element without ``<pose>`` (one for all: a PoseSpec is immutable).
 _ABSENT = PoseSpec(_IDENTITY)

@@ -86,7 +86,7 @@ class RawJoint:
 #: Coordinates per joint kind.
 _DOFS = {kind: len(suffixes) for kind, suffixes in DOF_SUFFIXES.items()}
 #: (coordinates, axes read) per joint kind name.
-_COUNTS = {kind._name_: (count, _AXES_READ.get(kind, 0)) for kind, count in _DOFS.items()}
+_COUNTS = {kind: (count, _AXES_READ.get(kind, 0)) for kind, count in _DOFS.items()}
 
 
 def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str) -> str | None:
@@ -211,8 +211,8 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
     Sources in DART's order of precedence: ``<axis*>`` (only for the kinds DART reads them
     for, see :data:`_AXES_READ`), then ``<init_pos>``/``<init_vel>``, then ``<dof>`` elements,
     which override entries of both. ``axis_kids``: the axes' indexes :func:`_axes` made."""
-    count, read = _COUNTS[raw.kind._name_]  # (enum members hash in Python: key by name)
-    dofs: list[_DofValues] | None = None  # made when the file states anything beyond axes
+    count, read = _COUNTS[raw.kind]
+    dofs = [_DofValues() for _ in range(count)]
     for slot in range(read):
         tag = _AXIS_TAGS[slot]
         parts = axis_kids.get(tag)
@@ -222,20 +222,11 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
                 continue
             parts = index(axis)
         if 'limit' in parts or 'damping' in parts or 'dynamics' in parts:
-            if dofs is None:
-                dofs = [_DofValues() for _ in range(count)]
             _axis_values(ctx, parts, dofs[slot])
     sub = kids.get('init_pos')
     raw.initial = [0.0] * count if sub is None else _initial_vector(ctx, sub, 'init_pos', raw)
     sub = kids.get('init_vel')
     raw.velocities = [0.0] * count if sub is None else _initial_vector(ctx, sub, 'init_vel', raw)
-    if dofs is None and 'dof' not in kids:  # most joints: no limits, no dynamics
-        raw.dof_dynamics = [_NO_DOF_DYNAMICS] * count
-        if raw.kind is JointType.REVOLUTE:
-            raw.kind = JointType.CONTINUOUS  # unlimited hinge: the model's name for it
-        return
-    if dofs is None:
-        dofs = [_DofValues() for _ in range(count)]
     if 'dof' in kids:
         for dof in children(element, 'dof'):
             dof_slot = _dof_index(ctx, dof, raw)

@@ -358,15 +358,6 @@ def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec
     ``<moment_of_inertia>`` is absent)."""
     if not solids:
         return None
-    if len(solids) == 1:  # most bodies: one shape, which takes all the mass
-        proxy, frame = solids[0]
-        proxy = mesh_bounds(proxy, meshes)
-        volume = shape_volume(proxy)
-        if volume is None or mass <= 0:
-            return None
-        if volume <= 0:  # a zero-size shape
-            return (0.0,) * 6
-        return shape_inertia(proxy, mass * volume / volume, frame, com)  # type: ignore[arg-type]
     proxies = [mesh_bounds(proxy, meshes) for proxy, _ in solids]
     volumes = [shape_volume(proxy) for proxy in proxies]
     if None in volumes or mass <= 0:

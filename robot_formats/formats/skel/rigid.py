@@ -6,8 +6,8 @@ built once and used in one or two products. numpy pays a few microseconds of cal
 ``(r00, r01, r02, r10, r11, r12, r20, r21, r22, x, y, z)`` (rotation row by row, then the
 translation) and the few operations the reader needs are written out. The results are the same
 products and the same quaternion formula as :mod:`robot_formats.core.transforms` (up to the rounding
-order of a sum and the sign of a zero: a product with the identity and the quaternion of a
-rotation-free transform are not computed, only returned).
+order of a sum and the sign of a zero: a product with the shared identity is not computed, only
+returned).
 """
 
 from __future__ import annotations
@@ -25,17 +25,10 @@ Rigid = tuple[float, float, float, float, float, float, float, float, float, flo
 #: The identity, shared: callers skip work with ``transform is IDENTITY``.
 IDENTITY: Rigid = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
 IDENTITY_POSE = Pose()
-#: What the Euler formula below gives for three +0.0 angles, signed zeros included (so the
-#: shortcut changes no bit of any later product).
-_NO_ROTATION = (1.0, -0.0, 0.0, 0.0, 1.0, -0.0, 0.0, 0.0, 1.0)
-_NO_TURN = (0.0, 0.0, 0.0, 1.0)
 
 
 def from_xyz_euler(x: float, y: float, z: float, rx: float, ry: float, rz: float) -> Rigid:
     """Translation (x, y, z) and rotation Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler)."""
-    if (not (rx or ry or rz)
-            and math.copysign(1.0, rx) + math.copysign(1.0, ry) + math.copysign(1.0, rz) == 3.0):
-        return (*_NO_ROTATION, x, y, z)  # most shape frames: a translation only
     cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
     cz, sz = math.cos(rz), math.sin(rz)
     return (cy * cz, -cy * sz, sy,
@@ -84,7 +77,4 @@ def to_pose(a: Rigid) -> Pose:
     :func:`robot_formats.core.transforms.rotation_to_quat`)."""
     if a is IDENTITY:
         return IDENTITY_POSE
-    rotation = a[:9]
-    if rotation == _NO_ROTATION:  # a translation only (most SKEL frames): no quaternion to solve
-        return Pose((a[9], a[10], a[11]), _NO_TURN)
-    return Pose((a[9], a[10], a[11]), entries_to_quat(*rotation))
+    return Pose((a[9], a[10], a[11]), entries_to_quat(*a[:9]))

@@ -73,7 +73,6 @@ _SOFT_EXTRA = {'box': ('frags',), 'ellipsoid': ('num_slices', 'num_stacks'),
 #: these it holds, whatever their order in the file (measured with dartpy, pair by pair).
 SHAPE_PRIORITY = ('sphere', 'box', 'ellipsoid', 'cylinder', 'capsule', 'cone', 'pyramid',
                   'plane', 'multi_sphere', 'mesh')
-_SHAPES = frozenset(SHAPE_PRIORITY)
 
 
 def _size_value(ctx: Ctx, element: etree._Element, tag: str, default: float = 1.0) -> float:
@@ -107,8 +106,7 @@ def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
     past them, and so does this reader, with a warning; so for a second shape."""
     shapes: dict[str, etree._Element] = {}
     count = 0
-    for sub in geometry.iterchildren(etree.Element):
-        name = local_name(sub)
+    for name, sub in tagged_children(geometry):
         if name in SHAPE_PRIORITY:
             shapes.setdefault(name, sub)
             count += 1
@@ -116,12 +114,12 @@ def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
         warn(ctx, f'<{name}> inside <geometry> is not a shape; ignored, as DART ignores it',
              sub.sourceline, 'SKEL_UNKNOWN_ELEMENT')
     if not shapes:
-        unknown = next(geometry.iterchildren(etree.Element), None)
+        unknown = next(tagged_children(geometry), None)
         if unknown is None:
             raise SchemaError('<geometry> holds no shape', ctx.file, geometry.sourceline)
-        raise SchemaError(f'unknown shape <{local_name(unknown)}> (SKEL shapes: '
+        raise SchemaError(f'unknown shape <{unknown[0]}> (SKEL shapes: '
                           f'{", ".join(SHAPE_PRIORITY)}; DART crashes on this file)', ctx.file,
-                          unknown.sourceline)
+                          unknown[1].sourceline)
     kind = next(name for name in SHAPE_PRIORITY if name in shapes)
     if count > 1:
         warn(ctx, f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
@@ -139,16 +137,8 @@ def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | N
     :class:`MultiSphere` for a multi-sphere, a :class:`Pyramid` for a pyramid)."""
     if geometry is None:
         require(ctx, holder, 'geometry')  # raises
-    shape = kind = None
-    # most geometries: one known shape
-    for tag, sub in tagged_children(geometry):  # type: ignore[arg-type]
-        if shape is not None or tag not in _SHAPES:
-            shape = None  # anything else: the full rules (priority, warnings)
-            break
-        shape, kind = sub, tag
-    if shape is None:
-        shape = _shape_element(ctx, geometry)  # type: ignore[arg-type]
-        kind = local_name(shape)
+    shape = _shape_element(ctx, geometry)  # type: ignore[arg-type]
+    kind = local_name(shape)
     if soft:
         for extra in _SOFT_EXTRA.get(kind, ()):  # type: ignore[arg-type]
             if child(shape, extra) is None:
@@ -259,10 +249,6 @@ def shape_inertia(geometry: Geometry, mass: float, placement: Rigid, com: Vec3
     r00, r01, r02, r10, r11, r12, r20, r21, r22, px, py, pz = placement
     dx, dy, dz = px - com[0], py - com[1], pz - com[2]
     dd = dx * dx + dy * dy + dz * dz
-    if (r00 == r11 == r22 == 1.0 and r01 == r02 == r10 == r12 == r20 == r21 == 0.0):
-        # not rotated (most shapes): R · diag · Rᵀ is the diagonal itself
-        return (a + mass * (dd - dx * dx), -mass * dx * dy, -mass * dx * dz,
-                b + mass * (dd - dy * dy), -mass * dy * dz, c + mass * (dd - dz * dz))
     return (a * r00 * r00 + b * r01 * r01 + c * r02 * r02 + mass * (dd - dx * dx),
             a * r00 * r10 + b * r01 * r11 + c * r02 * r12 - mass * dx * dy,
             a * r00 * r20 + b * r01 * r21 + c * r02 * r22 - mass * dx * dz,

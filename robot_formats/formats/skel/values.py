@@ -3,8 +3,7 @@
 DART reads numbers with ``std::stod``, which accepts a number followed by stray characters
 (``1.0x`` is 1.0, ``0"`` is 0). Real files carry such typos and DART loads them, so they load
 here too, with an ``SKEL_NUMBER`` warning naming the text (strict mode refuses them); text that
-does not start with a number (``abc``) DART refuses, and so does this reader. Well-formed text
-goes through a fast path; everything else through :func:`robot_formats.core.xmlsafe.floats`' checks.
+does not start with a number (``abc``) DART refuses, and so does this reader.
 """
 
 from __future__ import annotations
@@ -51,22 +50,14 @@ def tagged_children(element: etree._Element) -> Iterator[tuple[str, etree._Eleme
     """(local name, child) of each child element, in document order: comments and processing
     instructions skipped, a namespace dropped from the name (DART reads any)."""
     for sub in element:
-        tag = sub.tag
-        if tag.__class__ is not str:  # a comment or processing instruction
-            continue
-        if tag[0] == '{':
-            tag = tag.rpartition('}')[2]
-        yield tag, sub
+        if isinstance(sub.tag, str):  # not a comment or processing instruction
+            yield sub.tag.rpartition('}')[2], sub
 
 
 def child(element: etree._Element, tag: str) -> etree._Element | None:
-    """The first child element named ``tag`` in any or no namespace, or None (a loop over the
-    children: ``iterchildren('{*}tag')`` builds a tag matcher per call, which costs more than
-    comparing the few children SKEL elements have)."""
-    for sub in element:
-        name = sub.tag
-        if name == tag or (name.__class__ is str and name[:1] == '{'
-                           and name.endswith('}' + tag)):
+    """The first child element named ``tag`` in any or no namespace, or None."""
+    for name, sub in tagged_children(element):
+        if name == tag:
             return sub
     return None
 
@@ -84,7 +75,7 @@ def index(element: etree._Element) -> dict[str, etree._Element]:
 
 def children(element: etree._Element, tag: str) -> Iterator[etree._Element]:
     """The child elements named ``tag`` in any or no namespace, in document order."""
-    return element.iterchildren('{*}' + tag)
+    return (sub for name, sub in tagged_children(element) if name == tag)
 
 
 def require(ctx: Ctx, element: etree._Element, tag: str, what: str = '') -> etree._Element:
@@ -99,46 +90,26 @@ def require(ctx: Ctx, element: etree._Element, tag: str, what: str = '') -> etre
 
 def number(ctx: Ctx, element: etree._Element, allow_inf: bool = False) -> float:
     """The element's text as one finite float (``inf``/``-inf`` too when ``allow_inf``)."""
-    text = element.text
-    try:  # fast path: one well-formed finite number
-        value = float(text)  # type: ignore[arg-type]
-        if value - value == 0.0 and '_' not in text:  # type: ignore[operator]
-            return value
-    except (TypeError, ValueError):
-        pass
-    text = (text or '').strip()
+    text = (element.text or '').strip()
     if allow_inf and text.lower() in ('inf', '+inf', '-inf', 'infinity', '-infinity'):
         return -math.inf if text.startswith('-') else math.inf
     return vector(ctx, element, 1)[0]
 
 
 def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[float, ...]:
-    """``count`` (any number if None) whitespace-separated finite floats.
-
-    Fast path for well-formed text; anything unusual goes through
-    :func:`robot_formats.core.xmlsafe.floats`, which raises the error with file and line."""
+    """``count`` (any number if None) whitespace-separated finite floats; text after a number
+    is read past as DART reads it (``std::stod``), with a warning."""
     text = element.text or ''
-    parts = text.split()
+    what = f'<{local_name(element)}>'
     try:
-        if count == 3 and len(parts) == 3:  # most vectors: unpacked, cheaper than map()
-            x, y, z = parts
-            values: tuple[float, ...] | None = (float(x), float(y), float(z))
-        else:
-            values = tuple(map(float, parts))
-    except ValueError:
-        values = None
-    if (values is None or (count is not None and len(values) != count)
-            or not math.isfinite(sum(values)) or '_' in text):
-        what = f'<{local_name(element)}>'
-        try:
-            return floats(text, ctx.file, element.sourceline, what, count)
-        except InvalidValueError:
-            values = leading_numbers(text, hexadecimal=True)  # std::stod, as DART
-            if values is None or (count is not None and len(values) != count):
-                raise
-            warn(ctx, f'{what} {text.strip()!r} has characters after a number; read as '
-                 f'{" ".join(f"{v:g}" for v in values)}, as DART reads it', element.sourceline,
-                 'SKEL_NUMBER')
+        return floats(text, ctx.file, element.sourceline, what, count)
+    except InvalidValueError:
+        values = leading_numbers(text, hexadecimal=True)  # std::stod, as DART
+        if values is None or (count is not None and len(values) != count):
+            raise
+    warn(ctx, f'{what} {text.strip()!r} has characters after a number; read as '
+         f'{" ".join(f"{v:g}" for v in values)}, as DART reads it', element.sourceline,
+         'SKEL_NUMBER')
     return values
 
 
@@ -157,15 +128,7 @@ def transformation(ctx: Ctx, element: etree._Element | None) -> Rigid:
     the shared :data:`~.rigid.IDENTITY` if None or all zeros."""
     if element is None:
         return IDENTITY
-    text = element.text
-    try:  # fast path (one per body, shape and joint): six well-formed finite numbers
-        x, y, z, rx, ry, rz = text.split()  # type: ignore[union-attr]
-        values: tuple[float, ...] = (float(x), float(y), float(z), float(rx), float(ry),
-                                     float(rz))
-        if not math.isfinite(sum(values)) or '_' in text:  # type: ignore[operator]
-            values = vector(ctx, element, 6)
-    except (AttributeError, ValueError):  # no text, not six numbers, not numbers
-        values = vector(ctx, element, 6)  # raises the error with file and line
+    values = vector(ctx, element, 6)
     if not any(values):  # written out as zeros: the identity too (common in DART's files)
         return IDENTITY
     return from_xyz_euler(*values)

@@ -35,7 +35,7 @@ from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidVal
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
-                                      Vec3, rpy_to_quat, vec3)
+                                      Vec3, vec3)
 from robot_formats.core.xmlsafe import (attr_float, floats, local_name, parse_xml_bytes, read_xml,
                                        required_attr)
 
@@ -57,8 +57,6 @@ _INERTIA = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 _INTEGER = re.compile(r'\s*[+-]?[0-9]+')
 #: Every element in a namespace below the root (one C-level scan; the root is no extension).
 _NAMESPACED = etree.XPath('descendant::*[namespace-uri()]')
-#: Mesh and texture names that are URIs (urlparse finds their scheme), the common case.
-_URI_PREFIXES = ('package://', 'file://')
 #: The joint parts robot_formats does not use but checks as urdfdom does, with their numbers.
 _CONTROLLER_PARTS = (('safety_controller', ('soft_lower_limit', 'soft_upper_limit', 'k_position',
                                             'k_velocity')),
@@ -89,9 +87,6 @@ def extension_lines(data: bytes, tag: str, file: str | None = None) -> tuple[int
 
 def mesh_uri(filename: str, base_dir: Path | None) -> str:
     """A URI rviz can open: relative and plain absolute paths become ``file://`` URIs."""
-    if filename.startswith(_URI_PREFIXES) and filename.isascii() and '[' not in filename \
-            and ']' not in filename:
-        return filename  # what urlparse says of them (a scheme, nothing it refuses), cheaply
     if urlparse(filename).scheme:
         return filename
     path = Path(filename)
@@ -100,35 +95,24 @@ def mesh_uri(filename: str, base_dir: Path | None) -> str:
     return path.as_uri() if path.is_absolute() else filename
 
 
-def _urdf_children(element: etree._Element, tag: str) -> list[etree._Element]:
-    """Children named ``tag`` without a namespace prefix: what urdfdom (TinyXML2 matches the
-    written name, prefix included) takes for URDF elements."""
-    return [child for child in element
-            if child.prefix is None and isinstance(child.tag, str) and local_name(child) == tag]
-
-
-def _urdf_child(element: etree._Element, tag: str) -> etree._Element | None:
-    """The first child named ``tag`` (urdfdom's FirstChildElement), or None."""
-    for child in element:
-        if child.prefix is None and isinstance(child.tag, str) and local_name(child) == tag:
-            return child
-    return None
+def _urdf_name(element: etree._Element) -> str | None:
+    """The URDF name of a child element: its local name (a default namespace is read past, as
+    TinyXML2 does); None for comments, processing instructions and elements with a namespace
+    prefix (another tool's extension: urdfdom, which matches names as written, finds none)."""
+    tag = element.tag
+    if not isinstance(tag, str) or element.prefix is not None:
+        return None
+    return tag.rpartition('}')[2]
 
 
 def _first_children(element: etree._Element) -> dict[str, etree._Element]:
-    """:func:`_urdf_child` of every name at once, in one pass over the children: each URDF
-    name (an element without a prefix, by local name) → its first child of that name."""
+    """Each URDF name (:func:`_urdf_name`) → the first child of that name (urdfdom's
+    ``FirstChildElement``), in one pass over the children."""
     found: dict[str, etree._Element] = {}
     for child in element:
-        tag = child.tag
-        if not isinstance(tag, str):
-            continue  # comments, processing instructions
-        if tag[0] == '{':  # in a namespace: by local name, unless prefixed (an extension)
-            if child.prefix is not None:
-                continue
-            tag = tag.rpartition('}')[2]
-        if tag not in found:
-            found[tag] = child
+        name = _urdf_name(child)
+        if name is not None and name not in found:
+            found[name] = child
     return found
 
 
@@ -136,35 +120,6 @@ def _written_name(element: etree._Element) -> str:
     """The element's name as written in the file (``drake:joint``)."""
     name = local_name(element)
     return f'{element.prefix}:{name}' if element.prefix else name
-
-
-def _vector(text: str | None, file: str | None, line: int | None, what: str,
-            count: int) -> tuple[float, ...]:
-    """:func:`floats` with an exact count, its common case (plain finite numbers) inline."""
-    if text is not None and '_' not in text:
-        try:
-            values = tuple(map(float, text.split()))
-        except ValueError:
-            pass
-        else:
-            if len(values) == count and math.isfinite(sum(values)):
-                return values
-    return floats(text, file, line, what, count)
-
-
-def _number(element: etree._Element, name: str, file: str | None,
-            default: float | None = None) -> float:
-    """:func:`attr_float`, its common case (a plain finite number) inline."""
-    text = element.get(name)
-    if text is not None and '_' not in text:
-        try:
-            value = float(text)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(value):
-                return value
-    return attr_float(element, name, file, default)
 
 
 class _Ignored(Exception):
@@ -212,13 +167,9 @@ class _UrdfParser:
         links: dict[str, Link] = {}
         joints: dict[str, Joint] = {}
         for child in root:
-            tag = child.tag
-            if not isinstance(tag, str):
-                continue  # comments
-            if tag[0] == '{':
-                if child.prefix is not None:
-                    continue  # other tools' namespaces (noted above)
-                tag = tag.rpartition('}')[2]
+            tag = _urdf_name(child)
+            if tag is None:
+                continue  # comments, other tools' namespaces (noted above)
             if tag == 'link':
                 link = self.link(child)
                 if link.name in links:
@@ -298,22 +249,10 @@ class _UrdfParser:
         """The pose an ``<origin>`` element (None: absent) gives."""
         if element is None:
             return IDENTITY
-        get = element.get
-        xyz_text, rpy_text, quat_text = get('xyz'), get('rpy'), get('quat_xyzw')
-        if quat_text is None and xyz_text is not None and rpy_text and \
-                '_' not in xyz_text and '_' not in rpy_text:
-            try:  # the common case, inline: plain numbers, three of each
-                x, y, z = map(float, xyz_text.split())
-                roll, pitch, yaw = map(float, rpy_text.split())
-            except ValueError:
-                pass
-            else:
-                if math.isfinite(x + y + z + roll + pitch + yaw):  # Pose.from_xyz_rpy's
-                    if roll or pitch or yaw:
-                        return Pose((x, y, z), rpy_to_quat(roll, pitch, yaw))
-                    return Pose((x, y, z))
+        xyz_text, rpy_text, quat_text = (element.get('xyz'), element.get('rpy'),
+                                         element.get('quat_xyzw'))
         line = element.sourceline
-        xyz = (0.0, 0.0, 0.0) if xyz_text is None else _vector(
+        xyz = (0.0, 0.0, 0.0) if xyz_text is None else floats(
             xyz_text, self.file, line, '<origin xyz>', 3)
         if quat_text is not None and self.version < (1, 1):
             self.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
@@ -322,7 +261,7 @@ class _UrdfParser:
         if quat_text is None:
             if not rpy_text:  # absent or empty: no rotation
                 return Pose(xyz)  # type: ignore[arg-type]
-            return Pose.from_xyz_rpy(xyz, _vector(rpy_text, self.file, line, '<origin rpy>', 3))
+            return Pose.from_xyz_rpy(xyz, floats(rpy_text, self.file, line, '<origin rpy>', 3))
         if rpy_text is not None:
             raise SchemaError('<origin> gives both rpy and quat_xyzw; give one of them',
                               self.file, line)
@@ -336,7 +275,7 @@ class _UrdfParser:
 
     def size(self, shape: etree._Element, name: str) -> float:
         """A shape dimension; a negative one is read as its magnitude, with a warning."""
-        value = _number(shape, name, self.file)
+        value = attr_float(shape, name, self.file)
         if value < 0:
             self.warn(f'<{local_name(shape)} {name}="{shape.get(name)}"> is negative: read as '
                       f'{-value:g}', shape, 'URDF_NEGATIVE_SIZE')
@@ -351,13 +290,7 @@ class _UrdfParser:
         visual_els: list[etree._Element] = []
         collision_els: list[etree._Element] = []
         for child in element:  # one pass; read in urdfdom's order: inertial, visuals, collisions
-            tag = child.tag
-            if not isinstance(tag, str):
-                continue
-            if tag[0] == '{':
-                if child.prefix is not None:
-                    continue
-                tag = tag.rpartition('}')[2]
+            tag = _urdf_name(child)
             if tag == 'visual':
                 visual_els.append(child)
             elif tag == 'collision':
@@ -394,7 +327,7 @@ class _UrdfParser:
         mass_el = parts.get('mass')
         if mass_el is None:
             raise _Ignored('it has no <mass>', element.sourceline, 'URDF_MALFORMED_ELEMENT')
-        mass = _number(mass_el, 'value', self.file)
+        mass = attr_float(mass_el, 'value', self.file)
         if mass < 0:
             raise _Ignored(f'the mass {mass:g} is negative (urdfdom keeps it; no simulator or '
                            'dynamics solver can use it)', mass_el.sourceline,
@@ -403,16 +336,6 @@ class _UrdfParser:
 
     def inertia(self, inertial: etree._Element, inertia_el: etree._Element | None
                 ) -> tuple[float, float, float, float, float, float]:
-        if inertia_el is not None:
-            texts = tuple(map(inertia_el.get, _INERTIA))
-            if None not in texts and '_' not in ''.join(texts):  # type: ignore[arg-type]
-                try:  # the common case: six plain finite numbers
-                    values = tuple(map(float, texts))  # type: ignore[arg-type]
-                except ValueError:
-                    pass
-                else:
-                    if math.isfinite(sum(values)):
-                        return values  # type: ignore[return-value]
         try:
             if inertia_el is None:
                 raise SchemaError('it has no <inertia>', self.file, inertial.sourceline)
@@ -466,7 +389,7 @@ class _UrdfParser:
             text = shape.get('size')
             if text is None:
                 text = required_attr(shape, 'size', self.file)
-            size = _vector(text, self.file, shape.sourceline, '<box size>', 3)
+            size = floats(text, self.file, shape.sourceline, '<box size>', 3)
             smallest = min(size)
             if smallest < 0:
                 self.warn(f'<box size="{shape.get("size")}"> has a negative side: read as its '
@@ -501,8 +424,6 @@ class _UrdfParser:
                 raise _Ignored(f'<mesh scale="{text}"> has {len(values)} numbers; URDF needs 3',
                                shape.sourceline, 'URDF_MESH_SCALE')
             scale = values  # type: ignore[assignment]
-        if filename.startswith(_URI_PREFIXES):
-            return Mesh(mesh_uri(filename, None), scale)
         return Mesh(mesh_uri(filename, self.base_dir), scale)
 
     def capsule(self, shape: etree._Element) -> Capsule:
@@ -571,8 +492,8 @@ class _UrdfParser:
         dyn_el = parts.get('dynamics')
         dynamics = None
         if dyn_el is not None:
-            dynamics = Dynamics(_number(dyn_el, 'damping', self.file, 0.0),
-                                _number(dyn_el, 'friction', self.file, 0.0))
+            dynamics = Dynamics(attr_float(dyn_el, 'damping', self.file, 0.0),
+                                attr_float(dyn_el, 'friction', self.file, 0.0))
         self.check_unread_parts(parts, name)
         mimic_el = parts.get('mimic')
         mimic = None if mimic_el is None else self.mimic(mimic_el, name, kind)
@@ -597,16 +518,8 @@ class _UrdfParser:
                 self.warn(f'joint {name!r}: <safety_controller> has no k_velocity {refused}',
                           part, 'URDF_MALFORMED_ELEMENT')
             for key in keys:
-                text = part.get(key)
-                if text is None:
-                    continue
-                try:  # a plain finite number: nothing to say
-                    if math.isfinite(float(text)) and '_' not in text:
-                        continue
-                except ValueError:
-                    pass
                 try:
-                    _number(part, key, self.file, 0.0)
+                    attr_float(part, key, self.file, 0.0)
                 except InvalidValueError as error:
                     self.warn(f'joint {name!r}: {error.message} {refused}', part,
                               'URDF_MALFORMED_ELEMENT')
@@ -625,8 +538,8 @@ class _UrdfParser:
         cannot move, and is read as fixed."""
         if axis_el is None:
             return (1.0, 0.0, 0.0), kind
-        axis = _vector(axis_el.get('xyz', '1 0 0'), self.file, axis_el.sourceline,
-                       '<axis xyz>', 3)
+        axis = floats(axis_el.get('xyz', '1 0 0'), self.file, axis_el.sourceline,
+                      '<axis xyz>', 3)
         x, y, z = axis
         if kind in _AXIAL and math.sqrt(x * x + y * y + z * z) < 1e-12:
             if kind is JointType.PLANAR:
@@ -657,8 +570,8 @@ class _UrdfParser:
                 raise SchemaError(f'joint {joint!r}: URDF 1.2 requires lower and upper limits '
                                   f'(missing {" and ".join(missing)})', self.file,
                                   element.sourceline)
-        lower = _number(element, 'lower', self.file, 0.0)
-        upper = _number(element, 'upper', self.file, 0.0)
+        lower = attr_float(element, 'lower', self.file, 0.0)
+        upper = attr_float(element, 'upper', self.file, 0.0)
         effort = self.limit_rate(element, joint, 'effort')
         velocity = self.limit_rate(element, joint, 'velocity')
         if not bounded:
@@ -680,7 +593,7 @@ class _UrdfParser:
                 self.warn(f'joint {joint!r}: <limit> has no {key} (urdfdom refuses this file): '
                           'read as unlimited', element, 'URDF_MISSING_LIMIT')
             return None
-        value = _number(element, key, self.file)
+        value = attr_float(element, key, self.file)
         if value < 0:
             if self.version >= (1, 2):
                 raise InvalidValueError(f'joint {joint!r}: <limit {key}> is negative ({value:g})',

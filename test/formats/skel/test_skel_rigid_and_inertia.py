@@ -1,11 +1,7 @@
-"""The SKEL reader's shortcuts (issue 18) give what the general formulas give.
-
-Each shortcut skips work when its input makes the work trivial: a product with the identity, the
-pose of a rotation-free transform, the inertia of a shape not rotated in its body, the mass
-sharing of a body with one shape, the one-pass child look-up. Here each is compared, on random
-inputs that take the shortcut and inputs that do not, with an independent computation (numpy
-4×4 products, the core quaternion of a rotation matrix, R·diag·Rᵀ plus the parallel-axis term,
-lxml's own ``iterchildren('{*}tag')``).
+"""The SKEL reader's transforms, inertias and child look-ups against independent
+computations: numpy 4×4 products and the core quaternion of a rotation matrix, R·diag·Rᵀ plus
+the parallel-axis term with the textbook principal moments, and lxml's own
+``iterchildren('{*}tag')``; on random inputs, rotated and not, one shape and several.
 """
 
 from __future__ import annotations
@@ -46,7 +42,7 @@ def _random_rigid(rng: random.Random) -> tuple[float, ...]:
     return from_xyz_euler(*xyz, *(rng.uniform(-math.pi, math.pi) for _ in range(3)))
 
 
-def test_products_with_the_identity_and_rotation_free_poses() -> None:
+def test_products_inverses_and_poses_are_the_matrices() -> None:
     rng = random.Random(18)
     for _ in range(CASES):
         a, b = _random_rigid(rng), _random_rigid(rng)

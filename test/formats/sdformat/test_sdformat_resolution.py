@@ -1,23 +1,13 @@
-"""Issue 18's SDFormat fast paths held to what they short-cut: each one must give exactly what
-the general path gives (or, for the batched pose solve, the same transform to rounding).
-
-* ``pose_from``'s common case (no attribute but ``relative_to``, six plain numbers) vs the
-  general reader ``_pose_matrix``;
-* ``number``'s and ``_lenient``'s plain-float case vs the strict/lenient readers;
-* the scene's batched poses (``_PoseBatch``) vs an inverse, product and ``matrix_to_pose``
-  per pose;
-* the include key (``SdfLoader._real_path``) vs ``Path.resolve()``, symlinks included;
-* relative includes found next to the including file with one stat vs the full search;
-* the frame graph's memoized poses (a target resolved already, the shared identity's product
-  skipped) vs the relative_to edges walked with every product, on the corpus and random models;
-* validation stages run as plain loops vs the collector (every problem still reported);
-* one immutable PoseSpec per element, shared between copies of an included file, vs each
-  include read alone; an include's children read in one pass (order and errors kept).
+"""SDFormat reading and frame resolution held to independent references: ``<pose>`` forms,
+the scene's batched poses (vs an inverse, a product and ``matrix_to_pose`` per pose), include
+keys (vs ``Path.resolve()``) and the search order of relative includes, every resolved pose
+(vs the product of the relative_to edges walked recursively, on the valid corpus and random
+models), every problem of a validation stage reported, copies of an included file kept apart,
+and no reference cycle left by a load.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from pathlib import Path
 
@@ -25,11 +15,11 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from robot_formats.core.errors import FormatError, InvalidValueError
-from robot_formats.core.transforms import invert, quat_to_rotation
+from robot_formats.core.errors import FormatError
+from robot_formats.core.transforms import invert, matrix_to_pose, quat_to_rotation
 from robot_formats.formats.sdformat import values
 from robot_formats.formats.sdformat.reader import SdfLoader
-from robot_formats.formats.sdformat.scene import _PoseBatch, matrix_to_pose
+from robot_formats.formats.sdformat.scene import _PoseBatch
 from robot_formats.formats.sdformat.uri import ResolverConfig, resolve_uri
 
 
@@ -37,78 +27,13 @@ def _ctx(version=(1, 8)):
     return values.Ctx('test.sdf', [], version)
 
 
-def _random_pose_texts(count: int, seed: int = 3) -> list[str]:
-    rng = random.Random(seed)
-    texts = ['0 0 0 0 0 0', '1 2 3 0 0 0', ' 0.5\n -1 2e-3 0 0 1.5707963267948966 ',
-             '-0 -0 -0 -0 -0 -0', '1e300 0 0 0 0 3.14159']
-    for _ in range(count):
-        numbers = [rng.uniform(-10, 10) for _ in range(3)]
-        numbers += [rng.choice([0.0, rng.uniform(-math.pi, math.pi)]) for _ in range(3)]
-        texts.append(' '.join(repr(v) for v in numbers))
-    return texts
-
-
-@pytest.mark.parametrize('attributes', ['', ' relative_to="frame_a"'])
-def test_pose_fast_path_equals_the_general_reader(attributes):
-    ctx = _ctx()
-    for text in _random_pose_texts(300):
-        element = etree.fromstring(f'<pose{attributes}>{text}</pose>')
-        fast = values.pose_from(ctx, element)
-        general = values._pose_matrix(ctx, element)
-        assert np.array_equal(fast.matrix, general), text
-        assert fast.relative_to == element.get('relative_to', '')
-        assert fast.given and fast.line == element.sourceline
-        assert fast.matrix.flags.writeable or fast.matrix is values._IDENTITY
-
-
-@pytest.mark.parametrize('text', ['', '   ', '1 2 3', '1 2 3 4 5 6 7', '1_0 0 0 0 0 0',
-                                  'nan 0 0 0 0 0', 'inf 0 0 0 0 0', '1 2 3 0 0 0x1',
-                                  '0.5" 0 0 0 0 0'])
-def test_pose_texts_the_fast_path_declines_read_as_before(text):
-    """Whatever the fast path does not take goes through the general reader unchanged."""
-    ctx = _ctx()
-    element = etree.fromstring(f'<pose>{text}</pose>')
-    try:
-        expected = values._pose_matrix(_ctx(), element)
-    except InvalidValueError as err:
-        with pytest.raises(InvalidValueError) as raised:
-            values.pose_from(ctx, element)
-        assert raised.value.message == err.message
-        return
-    assert np.array_equal(values.pose_from(ctx, element).matrix, expected)
-
-
-def test_pose_with_other_attributes_takes_the_general_path():
+def test_pose_in_degrees_and_the_frame_attribute_of_old_versions():
     ctx = _ctx()
     degrees = etree.fromstring('<pose degrees="true">1 2 3 0 0 90</pose>')
     assert np.allclose(values.pose_from(ctx, degrees).matrix[:3, :3],
                        [[0, -1, 0], [1, 0, 0], [0, 0, 1]])
     old = etree.fromstring('<pose frame="f">1 2 3 0 0 0</pose>')
     assert values.pose_from(_ctx((1, 6)), old).relative_to == 'f'
-
-
-@pytest.mark.parametrize('text', ['1', ' 2.5 ', '\n-3e-2\t', '0', '-0', '1e308', 'inf', '-inf',
-                                  'Infinity', '+inf', '-infinity', 'nan', '1_0', '0x10',
-                                  '0.5"', '', ' 1 2 '])
-def test_number_fast_path_equals_the_strict_and_lenient_readers(text):
-    element = etree.fromstring(f'<v>{text}</v>')
-    value = element.text or ''
-    stripped = value.strip()
-    ctx = _ctx()
-    try:
-        if stripped.lower() in ('inf', '+inf', 'infinity'):
-            expected: object = math.inf
-        elif stripped.lower() in ('-inf', '-infinity'):
-            expected = -math.inf
-        else:  # the reader before the fast path: always the lenient one
-            expected = values._lenient(_ctx(), element, stripped, 1, streamed=True)[0]
-    except InvalidValueError as err:
-        with pytest.raises(InvalidValueError) as raised:
-            values.number(ctx, element, 0.0)
-        assert raised.value.message == err.message
-        return
-    got = values.number(ctx, element, 0.0)
-    assert got == expected and math.copysign(1, got) == math.copysign(1, expected)
 
 
 def _random_transform(rng: np.random.Generator, rotated: bool) -> np.ndarray:
@@ -148,7 +73,7 @@ def test_batched_poses_equal_one_inverse_and_product_per_pose():
     assert _PoseBatch().solve() == []
 
 
-def test_unrotated_batched_poses_keep_the_exact_identity_quaternion():
+def test_unrotated_batched_poses_have_the_identity_quaternion():
     batch = _PoseBatch()
     link = batch.add_link(np.array([[1.0, 0, 0, 1], [0, 1.0, 0, 2], [0, 0, 1.0, 3], [0, 0, 0, 1]]))
     frame = np.eye(4)
@@ -224,11 +149,11 @@ def test_reading_a_world_leaves_no_reference_cycle(tmp_path):
                 gc.enable()
 
 
-# --- frame resolution: the memoized fast path vs the graph's edges -------------------------------
+# --- frame resolution: every pose vs the relative_to edges walked ----------------------------
 
 def _reference_pose(scope, name: str) -> np.ndarray:
     """X_S_name straight from the relative_to edges, recursively, every product taken (the
-    identity's too): what ``_Scope.pose`` computes without its fast path and memo."""
+    identity's too), nothing remembered."""
     from robot_formats.formats.sdformat.frames import placement_pose
     if name == scope.root:
         return np.eye(4)
@@ -296,16 +221,16 @@ def _check_every_pose(world) -> int:
     count = 0
     for scope in _scopes(graph):
         for name in scope.relative_to:
-            fast, reference = scope.pose(name), _reference_pose(scope, name)
-            assert np.allclose(fast, reference, rtol=0, atol=1e-12), (scope.name, name)
+            resolved, reference = scope.pose(name), _reference_pose(scope, name)
+            assert np.allclose(resolved, reference, rtol=0, atol=1e-12), (scope.name, name)
             count += 1
     return count
 
 
-def test_memoized_poses_equal_the_edges_walked_on_every_valid_corpus_document():
-    """Every pose the frame graph resolves (fast path: its target resolved already, the
-    product with the shared identity skipped; general path otherwise) equals the product of
-    the relative_to edges, on every valid corpus document."""
+def test_resolved_poses_are_the_edges_walked_on_every_valid_corpus_document():
+    """Every pose the frame graph resolves (each once, from its target's if resolved
+    already, the product with the shared identity skipped) equals the product of the
+    relative_to edges, on every valid corpus document."""
     checked = 0
     for path in _valid_corpus():
         try:
@@ -316,10 +241,10 @@ def test_memoized_poses_equal_the_edges_walked_on_every_valid_corpus_document():
     assert checked > 1000
 
 
-def test_memoized_poses_equal_the_edges_walked_on_random_models(tmp_path):
+def test_resolved_poses_are_the_edges_walked_on_random_models(tmp_path):
     """Random models whose poses name frames before and after them in document order (the
-    fast path where the target is resolved, recursion where not), absent and zero poses (the
-    shared identity) among them, nested models and scoped names."""
+    target resolved already, or resolved on the way), absent and zero poses (the shared
+    identity) among them, nested models and scoped names."""
     rng = random.Random(7)
     for trial in range(40):
         names = [f'l{i}' for i in range(rng.randint(2, 9))]
@@ -352,9 +277,8 @@ def test_memoized_poses_equal_the_edges_walked_on_random_models(tmp_path):
             assert err.code in ('POSE_RELATIVE_TO_CYCLE', 'POSE_RELATIVE_TO_INVALID'), err
 
 
-def test_a_stage_run_plainly_still_reports_every_problem_it_finds(tmp_path):
-    """A model's stage runs its checks as a plain loop; one that fails is run again under the
-    collector, so every problem of the stage is reported (the first raised, the rest related)."""
+def test_a_stage_reports_every_problem_it_finds(tmp_path):
+    """Every problem of a validation stage is reported (the first raised, the rest related)."""
     from robot_formats.formats.sdformat import read_sdf
     attached = tmp_path / 'attached.sdf'
     attached.write_text(
@@ -380,19 +304,7 @@ def test_a_stage_run_plainly_still_reports_every_problem_it_finds(tmp_path):
     assert sorted({p.line for p in problems}) == [2, 4]
 
 
-# --- one immutable pose per element, shared between copies ---------------------------------------
-
-def test_pose_specs_are_immutable_and_absent_poses_shared():
-    ctx = _ctx()
-    absent = values.pose_from(ctx, None)
-    assert absent is values.pose_from(ctx, None)
-    assert absent.matrix is values._IDENTITY and not absent.matrix.flags.writeable
-    assert not absent.given and absent.relative_to == '' and absent.line is None
-    with pytest.raises(AttributeError):
-        absent.relative_to = 'x'  # type: ignore[misc]
-    zero = values.pose_from(ctx, etree.fromstring('<pose>0 0 0 0 0 0</pose>'))
-    assert zero.matrix is values._IDENTITY and zero.given
-
+# --- includes ---------------------------------------------------------------------------------
 
 def test_copies_of_an_included_file_are_independent_of_what_an_include_changes(tmp_path):
     """Copies of one included file share their (immutable) poses; a merge or an include's
@@ -430,9 +342,9 @@ def test_copies_of_an_included_file_are_independent_of_what_an_include_changes(t
         assert frame.relative_to.partition('::')[2] == reference.relative_to.partition('::')[2]
 
 
-def test_include_children_read_in_one_pass_keep_order_and_errors(tmp_path):
+def test_include_children_keep_order_and_errors(tmp_path):
     """//include/frame and //include/joint join the included model in document order; the
-    include's own problems are reported in the order the separate passes reported them."""
+    include's own problems are reported in the order libsdformat checks them."""
     from robot_formats.formats.sdformat import read_sdf
     (tmp_path / 'part.sdf').write_text(
         '<sdf version="1.8"><model name="p"><link name="a"/><link name="b"/></model></sdf>')
@@ -454,91 +366,3 @@ def test_include_children_read_in_one_pass_keep_order_and_errors(tmp_path):
         with pytest.raises(FormatError) as raised:
             read_sdf(world, [])
         assert raised.value.code == code, body
-
-
-def test_scene_from_the_resolved_tables_equals_the_scene_from_the_resolvers(monkeypatch):
-    """The scene walk looks poses and links up in what validation resolved
-    (``resolved_poses``/``resolved_links``); with those tables empty it asks ``pose`` and
-    ``link_of`` for everything: the scenes must be equal, on every valid corpus document."""
-    from robot_formats.formats.sdformat.frames import _Scope
-    from robot_formats.formats.sdformat.scene import to_scene
-
-    documents = []
-    for path in _valid_corpus():
-        try:
-            documents.append((path, to_scene(_world_of(path), [])))
-        except FormatError:
-            continue
-    assert len(documents) > 100
-    setup = _Scope._setup
-
-    def unresolved_setup(self, *args):
-        setup(self, *args)
-        self.resolved_poses, self.resolved_links = {}, {}
-
-    monkeypatch.setattr(_Scope, '_setup', unresolved_setup)
-    for path, fast in documents:
-        assert to_scene(_world_of(path), []) == fast, path
-
-
-def test_pose_specs_are_made_as_named_tuples():
-    element = etree.fromstring('<pose relative_to="a">1 2 3 0 0 0.5</pose>')
-    spec = values.pose_from(_ctx(), element)
-    assert type(spec) is values.PoseSpec
-    assert (spec.relative_to, spec.line, spec.given) == ('a', 1, True)
-    assert spec == values.PoseSpec(spec.matrix, 'a', 1, True)
-
-
-def test_an_inertial_without_pose_is_the_identity_the_general_conversion_gives():
-    """An inertial whose pose is absent or zero (the shared identity matrix) takes IDENTITY
-    without the matrix-to-pose conversion: the conversion gives exactly that."""
-    from robot_formats.core.model import IDENTITY
-    from robot_formats.core.transforms import matrix_to_pose as general
-    assert general(values._IDENTITY) == IDENTITY
-    assert all(type(v) is float for v in (*IDENTITY.xyz, *IDENTITY.quat))
-    loader = SdfLoader([])
-    for body in ('', '<pose>0 0 0 0 0 0</pose>', '<pose> </pose>'):
-        inertial = loader._inertial(_ctx(), etree.fromstring(
-            f'<inertial><mass>2</mass>{body}</inertial>'))
-        assert inertial is not None and inertial.origin == IDENTITY, body
-    posed = loader._inertial(_ctx(), etree.fromstring(
-        '<inertial><pose>0 0 0.1 0 0 0.3</pose></inertial>'))
-    assert posed is not None and posed.origin == general(
-        values.pose_from(_ctx(), etree.fromstring('<pose>0 0 0.1 0 0 0.3</pose>')).matrix)
-
-
-def test_joint_axes_and_limits_fast_paths_equal_the_general_expressions():
-    """``_Builder.axes``: one limited axis (no generator) and an axis of plain floats (no
-    copy) give what the general expressions give, for every joint kind."""
-    from robot_formats.core.model import JointType, Limits
-    from robot_formats.formats.sdformat.dom import PoseSpec, SdfAxis, SdfJoint
-    from robot_formats.formats.sdformat.scene import _NO_LIMITS, _Builder, _dofs
-
-    class _Owner:
-        file = 'test.sdf'
-
-        @staticmethod
-        def knows(name):
-            return True
-
-    builder = _Builder.__new__(_Builder)
-    builder.warnings = []
-    rng = random.Random(5)
-    xyzs = [(0.0, 0.0, 1.0), (1, 0, 0), [0.0, 1.0, 0.0], (np.float64(0.6), 0.8, 0.0)]
-    all_limits = [None, Limits(), Limits(-1.0, 1.0), Limits(None, 2.0, 5.0, None)]
-    for kind in JointType:
-        for _ in range(40):
-            axis = SdfAxis(rng.choice(xyzs), '', rng.choice(all_limits))
-            axis2 = rng.choice([None, SdfAxis((0.0, 1.0, 0.0), '', rng.choice(all_limits))])
-            joint = SdfJoint('j', kind, 'a', 'b', PoseSpec(), axis, axis2)
-            got_axis, _axis2, limits, _dynamics = builder.axes(joint, _Owner, 'j', 'm::j')
-            assert type(got_axis) is tuple and got_axis == tuple(float(v) for v in axis.xyz)
-            assert all(type(v) is float for v in got_axis)
-            if axis.limits is None and (axis2 is None or axis2.limits is None):
-                expected: tuple = ()
-            else:
-                expected = tuple(a.limits or _NO_LIMITS for a in (axis, axis2)
-                                 if a is not None)[:_dofs(kind)]
-                if all(lim == _NO_LIMITS for lim in expected):
-                    expected = ()
-            assert limits == expected, (kind, axis, axis2)

@@ -1,9 +1,8 @@
-"""The reader's fast paths give what its general paths give (docs/hrdf.md "Speed").
-
-Each fast path skips work for the common case (a plain number read by ``float``, an exactly
-orthonormal matrix without the SVD, ``pi`` without the formula parser, the allowed attributes
-of an element checked as one set, the model name without a Path); these tests hold each one to
-the general path it short-cuts, including the cases at its edge.
+"""HRDF attribute values and element rules against independent references: translation
+entries read as their leading numbers (C ``strtod``), Rx/Ry/Rz products vs the rotation
+matrices multiplied in numpy, nine numbers near a rotation vs the nearest rotation (SVD), the
+version gates vs the introduction table, the first refused attribute named, and the model
+named after the file's stem (``Path.stem``).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from lxml import etree
 
 from robot_formats.core import errors as E
 from robot_formats.formats import load
-from robot_formats.formats.hrdf.formula import _Parser, evaluate, is_plain_number, leading_number
+from robot_formats.formats.hrdf.formula import evaluate, is_plain_number, leading_number
 from robot_formats.formats.hrdf.geometry import quat_matrix
 from robot_formats.formats.hrdf.values import Attrs
 from robot_formats.formats.hrdf.versions import INTRODUCED_IN, SUPPORTED, Version, parse_version
@@ -40,11 +39,6 @@ def test_translations_read_plain_numbers_as_leading_numbers(text: str) -> None:
     assert got == expected and all(math.copysign(1, a) == math.copysign(1, b)
                                    for a, b in zip(got, expected))
     assert len(warnings) == sum(not is_plain_number(part) for part in text.split())
-
-
-def test_pi_is_the_parsers_pi() -> None:
-    assert evaluate('pi') == _Parser('pi', []).parse() == math.pi
-    assert evaluate(' pi ') == math.pi and evaluate('-pi') == -math.pi
 
 
 @pytest.mark.parametrize('text', ['Rx(1.5)', 'Ry(-2)*Rz(3e-1)', 'Rz( 1 )', 'Rx(1.)*Rx(.5)',
