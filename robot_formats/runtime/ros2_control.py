@@ -20,7 +20,8 @@ What ros2_control drives is the URDF that description_publisher serves (the docu
 
 The controllers file declares joint_state_broadcaster, joint_trajectory_controller and a
 forward_command_controller (``forward_<interface>_controller``) over the same joints, with
-ros2_controllers' own parameter names and per-joint tolerances derived from the limits.
+the parameter names Kilted's ros2_controllers declare and per-joint tolerances derived from the
+limits.
 """
 
 from __future__ import annotations
@@ -254,7 +255,7 @@ class _PlainDumper(yaml.SafeDumper):
 _HEADER = """\
 # ros2_control controllers for {robot}, written by `robot-formats controllers`
 # from {source}.
-# Parameter names are ros2_controllers' own (joint_trajectory_controller,
+# Parameter names are those Kilted's ros2_controllers declare (joint_trajectory_controller,
 # forward_command_controller, joint_state_broadcaster). Commanded joints: {count};
 # command interface: {interface}. joint_trajectory_controller and {forward} claim the same
 # command interfaces: spawn one of them --inactive. sim_controller reads this file too
@@ -268,12 +269,13 @@ def controllers_yaml(robot: str, commanded: Sequence[ControlJoint], options: Con
     options.check()
     names = [j.name for j in commanded]
     forward = forward_controller_name(options.interface)
-    state = ['position', 'velocity'] + (['effort'] if options.interface == 'effort' else [])
     constraints: dict[str, object] = {'stopped_velocity_tolerance': 0.01, 'goal_time': 0.5}
     constraints.update({j.name: _tolerances(j) for j in commanded})
     jtc: dict[str, object] = {
+        # JTC reads positions and velocities (its state interfaces are a subset of position,
+        # velocity and acceleration); joint_state_broadcaster publishes the efforts
         'joints': names, 'command_interfaces': [options.interface],
-        'state_interfaces': state,
+        'state_interfaces': ['position', 'velocity'],
         # motions often drive some joints only: the others hold their position
         'allow_partial_joints_goal': True,
         'allow_nonzero_velocity_at_trajectory_end': False,
@@ -282,10 +284,11 @@ def controllers_yaml(robot: str, commanded: Sequence[ControlJoint], options: Con
     }
     if options.interface != 'position':
         # JTC closes the position loop with a PID per joint when it commands velocities or
-        # efforts (starting values, to be tuned on the robot)
-        gains = ({'p': 100.0, 'i': 0.0, 'd': 10.0, 'i_clamp': 0.0}
+        # efforts (starting values, to be tuned on the robot). No integral term, so no bound
+        # on it: who sets i sets i_clamp_max / i_clamp_min too (Kilted's names)
+        gains = ({'p': 100.0, 'i': 0.0, 'd': 10.0}
                  if options.interface == 'effort' else
-                 {'p': 5.0, 'i': 0.0, 'd': 0.0, 'i_clamp': 0.0, 'ff_velocity_scale': 1.0})
+                 {'p': 5.0, 'i': 0.0, 'd': 0.0, 'ff_velocity_scale': 1.0})
         jtc['gains'] = {name: dict(gains) for name in names}
     document = {
         'controller_manager': {'ros__parameters': {

@@ -31,6 +31,8 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from .kilted_parameters import controllers_file_problems
+
 ROOT = Path(__file__).resolve().parents[2]
 ARM = ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'
 
@@ -410,51 +412,25 @@ class Launcher:
 
 # --- ros2_controllers' parameter files --------------------------------------------------------
 
-#: Parameter names of ros2_controllers' own declarations (generate_parameter_library files):
-#: joint_trajectory_controller/src/joint_trajectory_controller_parameters.yaml and
-#: forward_command_controller/src/forward_command_controller_parameters.yaml in
-#: github.com/ros-controls/ros2_controllers (Jazzy; per-joint maps written as <joint>).
-JTC_PARAMETERS = {
-    'joints', 'command_joints', 'command_interfaces', 'state_interfaces',
-    'allow_partial_joints_goal', 'open_loop_control', 'interpolate_from_desired_state',
-    'allow_integration_in_goal_trajectories', 'action_monitor_rate', 'interpolation_method',
-    'allow_nonzero_velocity_at_trajectory_end', 'cmd_timeout', 'set_last_command_interface_'
-    'value_as_state_on_activation', 'gains.<joint>.p', 'gains.<joint>.i', 'gains.<joint>.d',
-    'gains.<joint>.i_clamp', 'gains.<joint>.ff_velocity_scale', 'gains.<joint>.angle_wraparound',
-    'constraints.stopped_velocity_tolerance', 'constraints.goal_time',
-    'constraints.<joint>.trajectory', 'constraints.<joint>.goal'}
-FORWARD_PARAMETERS = {'joints', 'interface_name'}
+#: The controllers every controllers file of robot_formats configures.
 MANAGER_TYPES = {'joint_state_broadcaster/JointStateBroadcaster',
                  'joint_trajectory_controller/JointTrajectoryController',
                  'forward_command_controller/ForwardCommandController'}
 
 
-def flatten_parameters(tree: dict, prefix: str = '') -> dict[str, object]:
-    out = {}
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            out.update(flatten_parameters(value, f'{prefix}{key}.'))
-        else:
-            out[f'{prefix}{key}'] = value
-    return out
-
-
-
 def assert_ros2_controllers_file(config: dict, joints: list[str], forward: str,
                                  interface: str) -> None:
     """``config`` (a controller_manager YAML, loaded) declares the three controllers with
-    ros2_controllers' own types and parameter names, over ``joints`` in that order."""
+    ros2_controllers' own types over ``joints`` in that order, and every key it sets (with its
+    value's type) is one Kilted's controller_manager and controllers declare
+    (:mod:`kilted_parameters`, read from their parameter definitions)."""
     manager = config['controller_manager']['ros__parameters']
     types = {k: v['type'] for k, v in manager.items() if isinstance(v, dict)}
     assert set(types.values()) == MANAGER_TYPES
     assert types[forward] == 'forward_command_controller/ForwardCommandController'
-    jtc_params = flatten_parameters(config['joint_trajectory_controller']['ros__parameters'])
+    jtc_params = config['joint_trajectory_controller']['ros__parameters']
     assert jtc_params['joints'] == joints and len(joints) == len(set(joints))
-    for name in jtc_params:
-        generic = name
-        for joint in joints:
-            generic = generic.replace(f'.{joint}.', '.<joint>.')
-        assert generic in JTC_PARAMETERS, f'{name} is not a joint_trajectory_controller parameter'
     forward_params = config[forward]['ros__parameters']
-    assert set(forward_params) <= FORWARD_PARAMETERS and forward_params['joints'] == joints
-    assert forward_params['interface_name'] == interface
+    assert forward_params['joints'] == joints and forward_params['interface_name'] == interface
+    problems = controllers_file_problems(config)
+    assert not problems, 'not what Kilted declares:\n' + '\n'.join(problems)

@@ -4,9 +4,10 @@ What is generated is checked with other tools than the generator: urdfdom's chec
 URDF; its joints and limits are read back with ElementTree (the commanded joints must be exactly
 the URDF's revolute, continuous and prismatic joints without ``<mimic>``, each mimic joint
 listed with state interfaces only, as ros2_control (Jazzy and later) wants them); the
-controllers file's parameter names are ros2_controllers' own (harness.JTC_PARAMETERS, from the
-controllers' parameter definitions); the gazebo variant carries gz_ros2_control's documented
-plugin names.
+controllers file sets only keys (of the types) Kilted's controller_manager and controllers
+declare, for every bundled robot and command interface (kilted_parameters, which reads their
+generate_parameter_library definitions); the gazebo variant carries gz_ros2_control's
+documented plugin names.
 
 Then in use, over real DDS: description_publisher serves the robot with the ``ros2_control``
 parameter (robot_description carries the same block), sim_controller takes its joints, rules
@@ -29,7 +30,8 @@ from robot_formats_interfaces.action import PlayMotion
 from std_msgs.msg import String
 
 from .harness import (DESCRIPTION_QOS, ROOT, TIMEOUT, NodeProcess, assert_ros2_controllers_file,
-                      canonical_xml, flatten_parameters, run_check_urdf)
+                      canonical_xml, run_check_urdf)
+from .kilted_parameters import controllers_file_problems, flatten
 
 sys.path.insert(0, str(ROOT / 'test' / 'formats' / 'xmdi'))
 from bundled_reference import BUNDLES  # noqa: E402
@@ -160,10 +162,62 @@ def test_velocity_and_effort_interfaces_take_their_limits(interface: str, tmp_pa
     config = yaml.safe_load(yaml_path.read_text())
     forward = f'forward_{interface}_controller'
     assert_ros2_controllers_file(config, answer['joints'], forward, interface)
-    jtc = flatten_parameters(config['joint_trajectory_controller']['ros__parameters'])
-    assert jtc['command_interfaces'] == [interface]
+    jtc = flatten(config['joint_trajectory_controller']['ros__parameters'])
+    assert jtc[('command_interfaces',)] == [interface]
     if interface == 'effort':  # JTC cannot command efforts without a PID per joint
-        assert all(f'gains.{j}.p' in jtc for j in answer['joints'])
+        assert all(('gains', j, 'p') in jtc for j in answer['joints'])
+
+
+INTERFACES = ('position', 'velocity', 'effort')
+HARDWARE = ('mock', 'gazebo', 'my_driver/MySystem')
+
+
+@pytest.mark.parametrize('interface', INTERFACES)
+@pytest.mark.parametrize('robot', ROBOTS, ids=[p.name for p in ROBOTS])
+def test_every_written_key_is_declared_by_kilted(robot: Path, interface: str, tmp_path):
+    _, yaml_path, answer = generate(robot, tmp_path, '--interface', interface)
+    config = yaml.safe_load(yaml_path.read_text())
+    assert_ros2_controllers_file(config, answer['joints'], f'forward_{interface}_controller',
+                                 interface)
+
+
+@pytest.mark.parametrize('hardware', HARDWARE)
+@pytest.mark.parametrize('interface', INTERFACES)
+def test_every_hardware_writes_keys_kilted_declares(hardware: str, interface: str, tmp_path):
+    _, yaml_path, answer = generate(EXAMPLES / 'urdf' / 'arm_with_gripper.urdf', tmp_path,
+                                    '--interface', interface, '--hardware', hardware)
+    assert not controllers_file_problems(yaml.safe_load(yaml_path.read_text()))
+
+
+@pytest.mark.parametrize(('change', 'complaint'), [
+    (lambda jtc, manager, joint: jtc['gains'][joint].update(i_clamp=0.0),
+     'gains.shoulder_pan.i_clamp is not a parameter Kilted declares'),
+    (lambda jtc, manager, joint: jtc['gains'].update(not_a_joint={'p': 1.0}),
+     'gains.not_a_joint.p is not a parameter Kilted declares'),
+    (lambda jtc, manager, joint: jtc['gains'][joint].update(p=5),
+     'gains.shoulder_pan.p is 5, not of type double'),
+    (lambda jtc, manager, joint: jtc.update(interpolation_method='cubic'),
+     "interpolation_method is 'cubic', not one of ['splines', 'none']"),
+    (lambda jtc, manager, joint: manager.update(update_rate=100.0),
+     'update_rate is 100.0, not of type int'),
+    (lambda jtc, manager, joint: manager.update(update_period=0.01),
+     'controller_manager: update_period is not a parameter Kilted declares'),
+    (lambda jtc, manager, joint: manager['joint_trajectory_controller'].update(
+        params_file='x.yaml'), "joint_trajectory_controller sets ['params_file', 'type']"),
+], ids=['i_clamp', 'map_key', 'int_for_double', 'one_of', 'manager_type', 'manager_key',
+        'controller_key'])
+def test_a_key_or_value_kilted_does_not_declare_is_found(change, complaint, tmp_path):
+    """The check can fail: the i_clamp of Jazzy's controllers (Kilted has i_clamp_max /
+    i_clamp_min), a map key that is not in its list, a wrong type, a value outside one_of,
+    an unknown controller_manager key."""
+    _, yaml_path, _ = generate(EXAMPLES / 'urdf' / 'arm_with_gripper.urdf', tmp_path,
+                               '--interface', 'velocity')
+    config = yaml.safe_load(yaml_path.read_text())
+    assert not controllers_file_problems(config)
+    change(config['joint_trajectory_controller']['ros__parameters'],
+           config['controller_manager']['ros__parameters'], 'shoulder_pan')
+    problems = controllers_file_problems(config)
+    assert any(complaint in problem for problem in problems), problems
 
 
 def test_joints_option_orders_and_refuses(tmp_path):
