@@ -11,6 +11,7 @@ failure, never a skip.
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 import os
@@ -326,3 +327,15 @@ def run_cli(*args, timeout: float = 60, env_extra: dict | None = None,
         command = [sys.executable, '-c', python_code, *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           cwd=str(ROOT), env=env, stdin=subprocess.DEVNULL)
+
+
+def absolute_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every absolute import of a Python file, wherever it is (inside a
+    function too): what the file can load."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    return found

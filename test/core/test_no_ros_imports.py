@@ -3,7 +3,6 @@ no rclpy, and no core source file imports rclpy, even lazily inside a function."
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -11,7 +10,7 @@ import sys
 
 import robot_formats
 
-from rf_testlib import ROOT
+from rf_testlib import ROOT, absolute_imports
 
 PACKAGE = ROOT / 'robot_formats'
 ROS_MODULES = ('rclpy', 'rosidl_runtime_py', 'tf2_ros', 'launch_ros')
@@ -69,15 +68,8 @@ def test_importing_the_core_loads_no_ros():
 def test_no_core_file_imports_ros():
     offenders = []
     for path in core_files():
-        tree = ast.parse(path.read_text(encoding='utf-8'), str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            offenders += [f'{path}:{node.lineno}: {n}' for n in names if is_ros(n)]
+        offenders += [f'{path}:{line}: {name}' for line, name in absolute_imports(path)
+                      if is_ros(name)]
         if 'import rclpy' in path.read_text(encoding='utf-8'):
             offenders.append(f'{path}: contains "import rclpy"')
     assert core_files(), 'no core files found'

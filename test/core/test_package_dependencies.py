@@ -19,7 +19,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from rf_testlib import ROOT, absolute_imports
+
 PACKAGE = 'robot_formats'
 INTERFACES = ROOT / 'robot_formats_interfaces'
 
@@ -55,15 +56,8 @@ def imported_modules() -> dict[str, set[str]]:
     """Top-level module -> files importing it (absolute imports, anywhere in a file)."""
     found: dict[str, set[str]] = {}
     for path in python_files():
-        for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'), str(path))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for name in names:
-                found.setdefault(name.split('.')[0], set()).add(str(path.relative_to(ROOT)))
+        for _, name in absolute_imports(path):
+            found.setdefault(name.split('.')[0], set()).add(str(path.relative_to(ROOT)))
     return found
 
 
