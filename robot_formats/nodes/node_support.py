@@ -261,6 +261,8 @@ def _facts(kind: Parameter.Type, default: Any, descriptor: ParameterDescriptor) 
         facts.append(f'default {str(default).lower()}')
     elif isinstance(default, str):
         facts.append(f"default '{default}'")
+    elif isinstance(default, (list, tuple)):  # as typed after -p NAME:= (no ', ' inside)
+        facts.append(f"default [{','.join(repr(v) for v in default)}]")
     else:
         facts.append(f'default {default!r}')
     for bounds in (*descriptor.floating_point_range, *descriptor.integer_range):
