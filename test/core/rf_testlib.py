@@ -12,6 +12,7 @@ failure, never a skip.
 from __future__ import annotations
 
 import ast
+import configparser
 import functools
 import math
 import os
@@ -339,3 +340,21 @@ def absolute_imports(path: Path) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
     return found
+
+
+def console_scripts() -> dict[str, str]:
+    """The package's console scripts, from setup.py's ``entry_points`` and setup.cfg's
+    ``[options.entry_points]``: name -> ``module:function``."""
+    lines: list[str] = []
+    for call in ast.walk(ast.parse((ROOT / 'setup.py').read_text(encoding='utf-8'))):
+        if isinstance(call, ast.Call) and getattr(call.func, 'id', None) == 'setup':
+            for keyword in call.keywords:
+                if keyword.arg == 'entry_points':
+                    lines += ast.literal_eval(keyword.value).get('console_scripts', [])
+    config = configparser.ConfigParser()
+    config.read(ROOT / 'setup.cfg')
+    if config.has_option('options.entry_points', 'console_scripts'):
+        lines += config.get('options.entry_points', 'console_scripts').strip().splitlines()
+    scripts = dict(line.split('=', 1) for line in lines)
+    assert scripts, 'setup.py and setup.cfg declare no console scripts'
+    return {name.strip(): target.strip() for name, target in scripts.items()}

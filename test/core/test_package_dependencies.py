@@ -19,7 +19,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from rf_testlib import ROOT, absolute_imports
+from rf_testlib import ROOT, absolute_imports, console_scripts
 
 PACKAGE = 'robot_formats'
 INTERFACES = ROOT / 'robot_formats_interfaces'
@@ -104,16 +104,6 @@ def own_executables_started() -> dict[str, set[str]]:
                                        'executable name written out'
                     found.setdefault(executable, set()).add(str(path.relative_to(ROOT)))
     return found
-
-
-def console_scripts() -> set[str]:
-    for call in ast.walk(ast.parse((ROOT / 'setup.py').read_text())):
-        if isinstance(call, ast.Call) and getattr(call.func, 'id', None) == 'setup':
-            for keyword in call.keywords:
-                if keyword.arg == 'entry_points':
-                    scripts = ast.literal_eval(keyword.value)['console_scripts']
-                    return {script.split('=')[0].strip() for script in scripts}
-    raise AssertionError('setup.py: no setup(entry_points=...)')
 
 
 def declared(package_xml: Path, tags: tuple[str, ...]) -> set[str]:

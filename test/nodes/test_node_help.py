@@ -15,8 +15,6 @@
 
 from __future__ import annotations
 
-import ast
-import configparser
 import re
 import shutil
 import subprocess
@@ -31,6 +29,9 @@ from rclpy.parameter_client import AsyncParameterClient
 
 from .harness import ARM, ROOT, TIMEOUT, RosSide, subprocess_env
 
+sys.path.insert(0, str(ROOT / 'test' / 'core'))
+from rf_testlib import console_scripts  # noqa: E402
+
 #: ``--help`` must answer within this (the issue's contract: it loads nothing and starts
 #: nothing, so it takes the time of Python's imports).
 HELP_DEADLINE = 5.0
@@ -43,23 +44,9 @@ QOS_OVERRIDES = 'qos_overrides.<topic>.<entity>.<policy>'
 
 def node_executables() -> dict[str, str]:
     """Console scripts of setup.py and setup.cfg whose code is a node: name -> module."""
-    scripts: list[str] = []
-    for call in ast.walk(ast.parse((ROOT / 'setup.py').read_text())):
-        if isinstance(call, ast.Call) and getattr(call.func, 'id', None) == 'setup':
-            for keyword in call.keywords:
-                if keyword.arg == 'entry_points':
-                    scripts += ast.literal_eval(keyword.value).get('console_scripts', [])
-    config = configparser.ConfigParser()
-    config.read(ROOT / 'setup.cfg')
-    if config.has_option('options.entry_points', 'console_scripts'):
-        scripts += config.get('options.entry_points', 'console_scripts').strip().splitlines()
-    nodes = {}
-    for script in scripts:
-        name, target = (part.strip() for part in script.split('=', 1))
-        module = target.split(':')[0]
-        if module.startswith('robot_formats.nodes.'):
-            nodes[name] = module
-    return nodes
+    modules = {name: target.split(':')[0] for name, target in console_scripts().items()}
+    return {name: module for name, module in modules.items()
+            if module.startswith('robot_formats.nodes.')}
 
 
 NODES = node_executables()
