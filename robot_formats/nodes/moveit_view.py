@@ -3,7 +3,7 @@
 
 problem_server wires it: ``~/get_planning_scene`` (moveit_msgs/srv/GetPlanningScene),
 ``~/plan_grasps`` (moveit_msgs/srv/GraspPlanning) and, with ``publish_planning_scene``, diffs on
-``planning_scene`` (docs/tmp.md, "MoveIt"; docs/guide-planner.md).
+``planning_scene`` (docs/guide-planner.md, "With MoveIt").
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ link names; everything else is a collision object in the world or attached to on
 links. This module turns the problem's state (:class:`~robot_formats.formats.tmp.semantics.
 ProblemState`'s snapshot) into that picture, and the difference between two pictures into the
 operations of a ``moveit_msgs/PlanningScene`` diff. problem_server only turns the result into
-moveit_msgs (docs/tmp.md, "MoveIt"; docs/guide-planner.md). No ROS here.
+moveit_msgs (docs/guide-planner.md, "With MoveIt"). No ROS here.
 
 * **Frames.** World objects are posed in the *planning frame*: the MoveIt robot's root link
   (its URDF's root, which a fixed SRDF virtual joint keeps at the origin of MoveIt's model

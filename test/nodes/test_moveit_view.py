@@ -24,6 +24,9 @@ of the file's content), the OBJ files read by a parser of this file, the robot's
 from __future__ import annotations
 
 import math
+import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -42,15 +45,15 @@ from tf2_ros import Buffer, TransformListener
 
 from robot_formats.formats import read_problem
 
-from .harness import quat_to_matrix, transform_matrix
+from .harness import ROOT, quat_to_matrix, subprocess_env, transform_matrix
 from .test_launch_files import SHARE, LaunchRun, ros2
 
 PROBLEMS = sorted((SHARE / 'examples' / 'tmp').glob('*.xml'))
 TOL = 1e-9
 RELIABLE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 #: The gripper frame and gripper joints of each problem's first AMmapping action on its first
-#: robot (docs/tmp.md, "MoveIt"): the deepest link its arm joints move, its *gripper*/*finger*
-#: joints. Read off the AMmapping and the robot files.
+#: robot (docs/guide-planner.md, "With MoveIt"): the deepest link its arm joints move, its
+#: *gripper*/*finger* joints. Read off the AMmapping and the robot files.
 HANDS = {
     'discs_and_pegs': ('r_wrist_roll_link', ['r_gripper_motor_slider_joint']),
     'hebi_sorting': ('wrist2/output', []),
@@ -688,3 +691,28 @@ def test_a_moveit_robot_the_problem_lacks_is_refused_and_the_node_keeps_serving(
     assert not empty.world.collision_objects and not empty.robot_state.joint_state.name
     assert process.alive()
 
+
+
+def test_the_planner_guides_moveit_loop_runs_as_written(launcher, tmp_path) -> None:
+    """docs/guide-planner.md's MoveIt planner loop, as written, against the launch it shows;
+    afterwards the block is a world object again where it was let go (here: where it was)."""
+    guide = (ROOT / 'docs' / 'guide-planner.md').read_text(encoding='utf-8')
+    (code,) = [block for block in re.findall(r'```python\n(.*?)```', guide, re.S)
+               if 'GraspPlanning' in block]
+    script = tmp_path / 'moveit_planner.py'
+    script.write_text(code, encoding='utf-8')
+    problem = SHARE / 'examples' / 'tmp' / 'pick_and_place.xml'
+    run = LaunchRun(launcher, 'problem.launch.py', {'problem_file': str(problem),
+                                                    'publish_planning_scene': 'true'},
+                    'moveit_guide')
+    mirror = MoveItMirror(run.side, 'base_link', lambda link: np.eye(4))
+    run.side.spin_until(lambda: mirror.received, what='the first /planning_scene diff',
+                        process=run.process)
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env=subprocess_env(run.process.domain_id,
+                                                                     tmp_path))
+    assert done.returncode == 0, f'{done.stdout}\n{done.stderr}\n{run.process.describe()}'
+    assert "'block'" in done.stdout
+    run.side.spin_until(lambda: mirror.received >= 3 and not mirror.picture.attached
+                        and 'block' in mirror.picture.world,
+                        what='the attach and detach diffs', process=run.process)
