@@ -45,8 +45,10 @@ from tf2_ros import Buffer, TransformListener
 
 from robot_formats.formats import read_problem
 
-from .harness import ROOT, quat_to_matrix, subprocess_env, transform_matrix
+from .harness import ROOT, subprocess_env, transform_matrix
+from .pick_place_reference import pose_matrix as matrix
 from .test_launch_files import SHARE, LaunchRun, ros2
+from .test_problem_server import rodrigues
 
 PROBLEMS = sorted((SHARE / 'examples' / 'tmp').glob('*.xml'))
 TOL = 1e-9
@@ -64,22 +66,6 @@ HANDS = {
 
 
 # --- plain numpy on messages ----------------------------------------------------------------------
-
-def matrix(pose) -> np.ndarray:
-    out = np.eye(4)
-    o = pose.orientation
-    out[:3, :3] = quat_to_matrix(o.x, o.y, o.z, o.w)
-    out[:3, 3] = (pose.position.x, pose.position.y, pose.position.z)
-    return out
-
-
-def rodrigues(axis, angle: float) -> np.ndarray:
-    k = np.asarray(axis, float) / np.linalg.norm(axis)
-    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    out = np.eye(4)
-    out[:3, :3] = np.eye(3) + math.sin(angle) * kx + (1 - math.cos(angle)) * kx @ kx
-    return out
-
 
 def shapes_of(co) -> list[tuple]:
     """A CollisionObject's shapes: ('box', size, pose) and ('mesh', corners (m, 3, 3), pose)."""
