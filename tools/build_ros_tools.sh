@@ -40,7 +40,7 @@ say() { echo "build: $*"; }
 # The tools robot_formats' launch files, tests, demo and docs use, in dependency order.
 TOOLS=(launch launch_xml launch_yaml launch_testing composition_interfaces rosidl_runtime_py launch_ros
        ros2cli ros2pkg ros2node ros2service ros2param ros2topic ros2action ros2interface ros2run ros2launch
-       launch_testing_ros tf2 tf2_py tf2_ros_py)
+       launch_testing_ros tf2 tf2_py tf2_ros_py octomap_msgs object_recognition_msgs moveit_msgs)
 
 [ -f "$VENV/local_setup.sh" ] && [ -f "$VENV/.stamp-ros" ] \
   || { echo "build: no venv at $VENV: run 'make setup' (tools/setup_env.sh) first" >&2; exit 1; }
