@@ -152,8 +152,9 @@ class MoveItView:
             self.robot = MoveItRobot(name, tree.scene.name, tree, problem.robots[name].basepose)
             self.hands = hands_of(problem, self.robot)
         self.frame = self.robot.root if self.robot is not None else 'world'
+        given = settings.touch_links or ()
         self._touch: Callable[[str], tuple[str, ...]] = (
-            (lambda link: settings.touch_links) if settings.touch_links is not None  # type: ignore[misc,return-value]
+            (lambda _link: given) if settings.touch_links is not None or self.robot is None
             else functools.partial(touch_links, self.robot, tuple(self.hands.values())))
         self.shapes = self._shapes(problem, warn)
         self._messages = {entry_id: _shape_messages(shapes)
