@@ -58,6 +58,8 @@ from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RA
 __all__ = ['SimController', 'main']
 
 Result = FollowJointTrajectory.Result
+#: How problems of a description received on robot_description name it.
+TOPIC_SOURCE = '<robot_description>'
 
 
 def _seconds(duration) -> float:
@@ -265,11 +267,12 @@ class SimController(Node):
         (:class:`ModelBuilder`) and installed by :meth:`update` when it is ready."""
         problem = description_size_problem(msg.data)
         if problem is not None:
-            self._refused(FormatError(problem))
+            self._refused(FormatError(problem, TOPIC_SOURCE))
             return
+        self.get_logger().info('robot_description received: building its simulation')
         self._builder.submit(msg.data)
 
-    def _build(self, urdf: str, source: str | None = None) -> MujocoRobot:
+    def _build(self, urdf: str, source: str = TOPIC_SOURCE) -> MujocoRobot:
         return MujocoRobot(urdf, source, **self._robot_options)
 
     def _refused(self, err: Exception) -> None:
