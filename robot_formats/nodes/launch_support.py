@@ -14,10 +14,12 @@
   package raises inside ros2 launch after the other nodes were started, and they are left
   running without their launch (launch's shutdown does not reach a process whose start is still
   pending).
-* SIGTERM to ros2 launch (``kill``, ``timeout``, a supervisor, an IDE's stop button) stops the
-  launched processes the way Ctrl-C does before ros2 launch ends: upstream launch ends at once
-  on SIGTERM, and without a Python handler for it the process dies of the signal, leaving every
-  node running without its launch.
+* No launched process outlives ros2 launch. SIGTERM to ros2 launch (``kill``, ``timeout``, a
+  supervisor, an IDE's stop button) stops them the way Ctrl-C does first: upstream launch ends
+  at once on SIGTERM, and without a Python handler for it the process dies of the signal. And
+  when launch ends on an error after a node was started (a value a launch substitution cannot
+  convert, ``frame_period:=abc``), it exits without stopping that node: what is left is stopped
+  when ros2 launch exits.
 * :func:`rviz` renders the file's rviz2 configuration for the launch's namespace and frame
   prefix (:mod:`robot_formats.presentation.rviz_config`), writes it to a temporary file
   (removed when ros2 launch exits), logs its path and starts rviz2 on it.
@@ -87,7 +89,7 @@ def launch_description(launch_file: str, arguments: Sequence[DeclareLaunchArgume
                                       description='every node uses the /clock topic as its '
                                                   'time (a simulator or a bag replay)')]
     return LaunchDescription([
-        OpaqueFunction(function=_stop_processes_on_sigterm),
+        OpaqueFunction(function=_leave_no_process),
         OpaqueFunction(function=_refuse_undeclared,
                        args=[launch_file, [argument.name for argument in declared]]),
         *declared,
@@ -98,21 +100,33 @@ def launch_description(launch_file: str, arguments: Sequence[DeclareLaunchArgume
     ])
 
 
-def _stop_processes_on_sigterm(context: LaunchContext) -> None:
-    """SIGTERM to ros2 launch first stops every process it started, as Ctrl-C would.
+def _leave_no_process(context: LaunchContext) -> None:
+    """SIGTERM to ros2 launch first stops every process it started, as Ctrl-C would, and so
+    does ros2 launch's exit for what is still running then.
 
     Launch watches SIGTERM only through its wakeup file descriptor, which works once Python has a
     handler for the signal; without one the process dies at once. With this handler launch's own
     reaction (ending its run, "using SIGTERM can result in orphaned processes") follows, with
-    nothing left to orphan."""
-    if threading.current_thread() is threading.main_thread():
+    nothing left to orphan. Installed once per ros2 launch (the main thread's handler), however
+    many of these files it includes."""
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGTERM) is not _on_sigterm):
         signal.signal(signal.SIGTERM, _on_sigterm)
+        atexit.register(_stop_what_is_left)
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
     log().warning('SIGTERM: stopping the launched processes as Ctrl-C does (SIGINT, then SIGTERM '
                   f'and SIGKILL after {STOP_GRACE:g} s each) before ros2 launch ends')
     stop_processes(psutil.Process().children(recursive=True))
+
+
+def _stop_what_is_left() -> None:
+    left = [p for p in psutil.Process().children(recursive=True) if _running(p)]
+    if left:
+        print(f'ros2 launch exits with {len(left)} launched process(es) still running: stopping '
+              'them (SIGINT, then SIGTERM and SIGKILL)', file=sys.stderr, flush=True)
+        stop_processes(left)
 
 
 def stop_processes(processes: list[psutil.Process], grace: float = STOP_GRACE) -> None:

@@ -177,8 +177,10 @@ def test_documented_query_command(page, command, page_launch, launcher, tmp_path
     check_query(f'{page}: ros2 {" ".join(command)}', command, env)
 
 
-def check_query(where: str, command: tuple[str, ...], env: dict[str, str]) -> None:
-    """``ros2 *command`` succeeds (retried while the CLI has not discovered the server yet)."""
+def check_query(where: str, command: tuple[str, ...], env: dict[str, str]
+                ) -> subprocess.CompletedProcess:
+    """``ros2 *command`` succeeds (retried while the CLI has not discovered the server yet);
+    what it printed."""
     args = [sys.executable, ros2(), *command]
     if command[0] == 'param':
         args.append('--no-daemon')  # no daemon process outlives the test
@@ -195,6 +197,7 @@ def check_query(where: str, command: tuple[str, ...], env: dict[str, str]) -> No
     assert 'Traceback' not in run.stderr, f'{where}:\n{run.stderr}'
     if command[0] == 'action':
         assert 'SUCCEEDED' in run.stdout, f'{where}:\n{run.stdout}'
+    return run
 
 
 def python_blocks(page: Path) -> list[str]:

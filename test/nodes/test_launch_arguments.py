@@ -14,7 +14,8 @@ launch's own output:
   rest. Installed, they start: a stand-in package of each (a real rclpy node under the same
   package and executable name, which prints its command line) proves how they are started;
 * however a launch ends (Ctrl-C, SIGINT or SIGTERM to ros2 launch alone, a node failing, a
-  refused argument), no process it started is left when ros2 launch has exited.
+  refused argument, an error in launch after a node started), no process it started is left
+  when ros2 launch has exited.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import os
 import re
 import signal
 import stat
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -31,10 +31,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from .harness import TIMEOUT
+from .harness import TIMEOUT, subprocess_env
+from .test_documented_ros2_commands import check_query
 from .test_launch_files import (
     ARM, SHARE, Expected, LaunchRun, check_nodes, check_rviz_config, check_tf,
-    description_publisher, links_of, ros2)
+    description_publisher, links_of)
 
 HEBI = SHARE / 'examples' / 'hrdf' / 'hebi_arm.hrdf'
 NOT_INSTALLED = '{} is not installed (ament_index has no package {})'
@@ -176,15 +177,14 @@ def test_use_sim_time_default_is_wall_time(launcher) -> None:
     run.interrupt()
 
 
-def test_ros2_param_get_shows_use_sim_time(launcher) -> None:
+def test_ros2_param_get_shows_use_sim_time(launcher, tmp_path) -> None:
     """``ros2 param get`` as a user types it, against display.launch.py use_sim_time:=true."""
     run = LaunchRun(launcher, 'display.launch.py', {'use_sim_time': 'true'}, 'param-get')
     check_nodes(run, [description_publisher()])
-    out = subprocess.run([sys.executable, ros2(), 'param', 'get',
-                          '/description_publisher', 'use_sim_time'],
-                         capture_output=True, text=True, timeout=TIMEOUT * 2,
-                         env=dict(os.environ, ROS_DOMAIN_ID=str(run.process.domain_id)))
-    assert out.returncode == 0 and out.stdout.strip() == 'Boolean value is: True', out
+    out = check_query('display.launch.py use_sim_time:=true',
+                      ('param', 'get', '/description_publisher', 'use_sim_time'),
+                      subprocess_env(run.process.domain_id, tmp_path))
+    assert out.stdout.strip() == 'Boolean value is: True', out
     run.interrupt()
 
 
@@ -338,6 +338,16 @@ def test_a_failing_node_leaves_the_rest_serving_and_nothing_behind(launcher) -> 
     code = run.process.interrupt(timeout=TIMEOUT)
     assert code == 0, run.process.describe()
     assert_nothing_left(run, children)
+
+
+def test_a_launch_failing_after_a_node_started_leaves_nothing(launcher) -> None:
+    """``frame_period:=abc`` fails in launch (a float substitution) once description_publisher
+    has been started: launch exits 1 on its own without stopping it; ros2 launch's exit does."""
+    run = LaunchRun(launcher, 'motion.launch.py', {'frame_period': 'abc'}, 'late-failure')
+    code = run.process.proc.wait(timeout=TIMEOUT * 2)
+    assert code == 1 and "could not convert string to float: 'abc'" in run.process.log(), (
+        run.process.describe())
+    assert_nothing_left(run, [])
 
 
 def test_a_refused_launch_starts_nothing(launcher) -> None:
