@@ -131,7 +131,7 @@ def serve(path: Path, messages: int = MESSAGES) -> dict:
         # joint_states, as robot_state_publisher's does
         pending_static = wait(static, start + SERVE_TIMEOUT)
         out['served'] = time.perf_counter() - start
-        out['description_ok'] = bool(received) and received[-1] == description.urdf
+        out['description_ok'] = bool(received) and received[-1] == description.robot_description
         out['static'], out['static_unresolved'] = len(static), len(pending_static)
         names = list(description.dof_names)
         out['moving'] = len(description.solver.moving)

@@ -10,6 +10,8 @@ tf2_ros Buffer.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -56,7 +58,9 @@ def test_robot_description_parameter_from_xacro_command(launcher, tmp_path) -> N
                     'publish_joint_states': True}}''')
     run = LaunchRun(launcher, str(launch), {}, 'xacro_command', package=None)
     run.process.wait_for_log('serving robot_description (urdf, 2 frames, 1 DoF)')
-    assert '<link name="arm"' in run.description()
+    printed = subprocess.run([str(Path(sys.executable).parent / 'xacro'), str(XACRO),
+                              'length:=0.8'], capture_output=True, timeout=120, check=True)
+    assert run.description() == printed.stdout.decode('utf-8'), 'served as the parameter gave it'
     assert abs(arm_height(run) - 0.8) < 1e-12
     run.interrupt()
 

@@ -26,9 +26,9 @@ import pytest
 
 import robot_formats
 
-from .harness import ROOT, TOL, assert_poses_equal, run_check_urdf, urdf_names
-from .test_description_publisher import (FREQUENCY, Running, canonical_xml, library_tree,
-                                         moving_and_fixed, random_configuration)
+from .harness import ROOT, TOL, assert_poses_equal, canonical_xml, run_check_urdf, urdf_names
+from .test_description_publisher import (FREQUENCY, Running, library_tree, moving_and_fixed,
+                                         random_configuration)
 
 sys.path.insert(0, str(ROOT / 'test' / 'core'))
 from rf_testlib import pinocchio_forward  # noqa: E402  (pinocchio reference, shared helper)
