@@ -306,6 +306,17 @@ def random_scene(rng, kinds, **kw) -> Scene:
     return Scene(model.name, (model,), is_world=False)
 
 
+def chain_urdf(joints: int) -> str:
+    """URDF text of a serial chain of ``joints`` revolute joints (limits +-1 rad, 1 cm apart):
+    the largest robots a tool must bound (a 10,000-joint chain is the attack of issue 27)."""
+    parts = ['<robot name="chain">', '<link name="l0"/>']
+    for i in range(1, joints + 1):
+        parts.append(f'<link name="l{i}"/><joint name="j{i}" type="revolute"><parent '
+                     f'link="l{i - 1}"/><child link="l{i}"/><origin xyz="0 0 0.01"/><axis '
+                     'xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>')
+    return ''.join(parts) + '</robot>'
+
+
 def random_positions(rng, names) -> dict[str, float]:
     return {name: float(rng.uniform(-math.pi, math.pi)) for name in names}
 

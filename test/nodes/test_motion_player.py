@@ -53,9 +53,10 @@ MOTIONS = {
 STREAM_JOINTS = ['elbow', 'shoulder_pan']  # the forward controller's order (not the motion's)
 
 
-def xmdi_text() -> str:
+def xmdi_text(motions: dict = MOTIONS) -> str:
+    """XMDI text of ``motions`` (name -> {servo: (positions, frames)})."""
     lines = ['<xmdi><motions>']
-    for name, servos in MOTIONS.items():
+    for name, servos in motions.items():
         lines.append(f'  <motion name="{name}">')
         for servo, (positions, frames) in servos.items():
             lines.append(f'    <servo name="{servo}"><position>{" ".join(map(str, positions))}'

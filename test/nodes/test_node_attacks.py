@@ -26,6 +26,7 @@ import math
 import os
 import shutil
 import signal
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -41,7 +42,11 @@ from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from .harness import ARM, DESCRIPTION_QOS, TIMEOUT, NodeProcess, RosSide
+from .harness import ARM, DESCRIPTION_QOS, ROOT, TIMEOUT, NodeProcess, RosSide
+from .test_motion_player import xmdi_text
+
+sys.path.insert(0, str(ROOT / 'test' / 'core'))
+from rf_testlib import chain_urdf  # noqa: E402
 
 PERIOD = 0.01
 Result = PlayMotion.Result
@@ -62,27 +67,6 @@ MOTIONS = {
 }
 #: Goals a burst sends at once (the issue's attack: 11 of 100 were answered in a minute).
 BURST = 100
-
-
-def xmdi_text() -> str:
-    lines = ['<xmdi><motions>']
-    for name, servos in MOTIONS.items():
-        lines.append(f'<motion name="{name}">')
-        for servo, (positions, frames) in servos.items():
-            lines.append(f'<servo name="{servo}"><position>{" ".join(map(str, positions))}'
-                         f'</position><frames>{" ".join(map(str, frames))}</frames></servo>')
-        lines.append('</motion>')
-    return '\n'.join([*lines, '</motions></xmdi>']) + '\n'
-
-
-def chain_urdf(joints: int) -> str:
-    """A serial chain of ``joints`` revolute joints (the attack's 10,000-joint URDF)."""
-    parts = ['<robot name="chain">', '<link name="l0"/>']
-    for i in range(1, joints + 1):
-        parts.append(f'<link name="l{i}"/><joint name="j{i}" type="revolute"><parent '
-                     f'link="l{i - 1}"/><child link="l{i}"/><origin xyz="0 0 0.01"/><axis '
-                     'xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>')
-    return ''.join(parts) + '</robot>'
 
 
 def ros2_run(executable: str, *parameters: str) -> list[str]:
@@ -167,7 +151,7 @@ class Player:
 @pytest.fixture(scope='module')
 def motion_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp('attack_motions') / 'motions.xmdi'
-    path.write_text(xmdi_text(), encoding='utf-8')
+    path.write_text(xmdi_text(MOTIONS), encoding='utf-8')
     return path
 
 

@@ -2,13 +2,14 @@
 limits, descriptions too large to simulate (refused before MuJoCo builds anything), a
 simulation MuJoCo finds unstable, and robots built off the caller's thread.
 
-References: the bundled arm's limits are read here from its URDF with ElementTree; a chain
-URDF is generated here; MuJoCo's instability is provoked with a servo far stiffer than a 1 ms
-step can integrate.
+References: the bundled arm's limits are read here from its URDF with ElementTree; chain URDFs
+come from the tests' generator (rf_testlib.chain_urdf); MuJoCo's instability is provoked with
+a servo far stiffer than a 1 ms step can integrate.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -24,6 +25,8 @@ from robot_formats.runtime.mujoco_sim import (MAX_DESCRIPTION_BYTES, MAX_SIMULAT
 
 ROOT = Path(__file__).resolve().parents[2]
 ARM = (ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf').read_text()
+sys.path.insert(0, str(ROOT / 'test' / 'core'))
+from rf_testlib import chain_urdf  # noqa: E402
 
 
 def urdf_limits(text: str) -> dict[str, tuple[float, float]]:
@@ -35,15 +38,6 @@ def urdf_limits(text: str) -> dict[str, tuple[float, float]]:
         elif joint.get('type') == 'continuous':
             out[joint.get('name')] = (-UNLIMITED_RANGE, UNLIMITED_RANGE)
     return out
-
-
-def chain(joints: int) -> str:
-    parts = ['<robot name="chain">', '<link name="l0"/>']
-    for i in range(1, joints + 1):
-        parts.append(f'<link name="l{i}"/><joint name="j{i}" type="revolute"><parent '
-                     f'link="l{i - 1}"/><child link="l{i}"/><axis xyz="0 0 1"/><limit '
-                     'lower="-1" upper="1" effort="1" velocity="1"/></joint>')
-    return ''.join(parts) + '</robot>'
 
 
 def test_the_limits_are_the_urdf_limits_and_a_range_for_continuous_joints():
@@ -72,12 +66,12 @@ def test_a_description_too_large_is_refused_before_mujoco_builds_it():
     assert description_size_problem(ARM) is None
     assert 'at most 16777216 bytes' in description_size_problem(
         ' ' * (MAX_DESCRIPTION_BYTES + 1))
-    MujocoRobot(chain(MAX_SIMULATED_JOINTS))
+    MujocoRobot(chain_urdf(MAX_SIMULATED_JOINTS))
     with pytest.raises(FormatError, match=f'the robot has {MAX_SIMULATED_JOINTS + 1} moving '
                                           f'joints; sim_controller simulates at most 200'):
-        MujocoRobot(chain(MAX_SIMULATED_JOINTS + 1))
+        MujocoRobot(chain_urdf(MAX_SIMULATED_JOINTS + 1))
     with pytest.raises(FormatError, match='the robot has 10000 moving joints'):
-        MujocoRobot(chain(10_000))  # refused after parsing, before MuJoCo: at once
+        MujocoRobot(chain_urdf(10_000))  # refused after parsing, before MuJoCo: at once
 
 
 def test_an_unstable_simulation_is_reported_and_reset():
