@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
@@ -233,6 +234,12 @@ class SampleTimes:
 
     def __len__(self) -> int:
         return self.count
+
+    @overload
+    def __getitem__(self, index: int) -> float: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> np.ndarray: ...
 
     def __getitem__(self, index: int | slice) -> float | np.ndarray:
         if isinstance(index, slice):
