@@ -171,6 +171,10 @@ class MujocoRobot:
                  gravity_compensation: bool = True, timestep: float = 0.001) -> None:
         import mujoco
         self._mujoco = mujoco
+        # MuJoCo's warnings reach us as counters (SimulationUnstable says why); without a
+        # handler MuJoCo would also print each and append it to MUJOCO_LOG.TXT in the working
+        # directory
+        mujoco.set_mju_user_warning(_counted_warning)
         problem = description_size_problem(urdf)
         if problem:
             raise InvalidValueError(problem, source)
@@ -328,6 +332,10 @@ class MujocoRobot:
                 self.data.qvel[self.joints[name].qvel] = value
         self._mujoco.mj_forward(self.model, self.data)
         self._check_stable()
+
+
+def _counted_warning(text: str) -> None:
+    """MuJoCo's warning handler: nothing to do, the warning is counted in ``MjData.warning``."""
 
 
 #: MuJoCo's warnings of a value it cannot simulate (after which it resets the state), named.

@@ -74,13 +74,15 @@ def test_a_description_too_large_is_refused_before_mujoco_builds_it():
         MujocoRobot(chain_urdf(10_000))  # refused after parsing, before MuJoCo: at once
 
 
-def test_an_unstable_simulation_is_reported_and_reset():
+def test_an_unstable_simulation_is_reported_and_reset(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     robot = MujocoRobot(ARM, kp=1e12)  # far too stiff for a 1 ms step
     robot.set_targets(np.array([0.5, 0.0, 0.0, 0.0, 0.0]))
     with pytest.raises(SimulationUnstable, match='MuJoCo: a NaN, infinite or huge '
                                                  'acceleration'):
         robot.step_until(1.0)
     assert np.array_equal(robot.positions(), np.zeros(5))  # reset to the zero configuration
+    assert list(tmp_path.iterdir()) == []  # MuJoCo wrote no MUJOCO_LOG.TXT here
     stable = MujocoRobot(ARM)
     stable.set_targets(np.array([0.5, 0.0, 0.0, 0.0, 0.0]))
     stable.step_until(1.0)
