@@ -21,6 +21,7 @@ __all__ = [
     'XmlSyntaxError',
     'UnsafeXmlError',
     'FileAccessError',
+    'LimitError',
     'UnknownFormatError',
     'SchemaError',
     'InvalidValueError',
@@ -160,6 +161,14 @@ class FileAccessError(FormatError):
     """A file could not be found or read."""
 
     code = 'FILE_READ'
+
+
+class LimitError(FormatError):
+    """The input goes beyond one of the documented limits (docs/limits.md): a file too large,
+    includes too many or too deep, an expansion (xacro, sampling) too long or too large. It is
+    refused whole rather than read without bound."""
+
+    code = 'LIMIT_EXCEEDED'
 
 
 class UnknownFormatError(FormatError):

@@ -216,7 +216,7 @@ class _Lexer:
             return self.stray_end_tag(position)
         if data.startswith(b'<', position):
             return self.top_element(position, tops)
-        return self.stray_text(position)
+        return self.stray_text(position, tops)
 
     def stray_end_tag(self, position: int) -> int:
         """A closing tag outside any element: TinyXML2 stops reading the document there."""
@@ -226,18 +226,20 @@ class _Lexer:
         self.blank(position, len(self.data))
         return len(self.data)
 
-    def stray_text(self, position: int) -> int:
-        """Text outside the root element: TinyXML2 keeps it if markup follows."""
+    def stray_text(self, position: int, tops: list[_TopElement]) -> int:
+        """Text outside the root element: TinyXML2 keeps it if markup follows. The text is
+        never quoted: a file that is no XML document (a secret an include names) must not
+        show up in a message."""
         end = self.data.find(b'<', position)
         if end < 0:
-            self.refuse('text after the last element ' + _quote(self.data[position:]), position)
+            self.refuse('text after the last element' if tops else
+                        'no XML element, only text: this is not an XML document', position)
         text = self.data[position:end]
         if text.lstrip().startswith(b'?xml'):
-            self.note(position, 'XML_DECLARATION', 'the XML declaration lacks its "<" '
-                      f'({_quote(text)}); ignored')
+            self.note(position, 'XML_DECLARATION', 'the XML declaration lacks its "<"; ignored')
         else:
             self.note(position, 'XML_TEXT_OUTSIDE_ROOT',
-                      f'text outside the root element is ignored: {_quote(text)}')
+                      'text outside the root element is ignored')
         self.blank(position, end)
         return end
 

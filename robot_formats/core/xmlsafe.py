@@ -17,19 +17,17 @@ bad text into :class:`~robot_formats.core.errors.InvalidValueError` with file an
 from __future__ import annotations
 
 import codecs
-import errno
 import math
-import os
 import re
-import stat
 import threading
 from collections.abc import Collection
 from pathlib import Path
 
 from lxml import etree
 
-from robot_formats.core.errors import (Diagnostic, FileAccessError, FormatError, InvalidValueError,
+from robot_formats.core.errors import (Diagnostic, FormatError, InvalidValueError, LimitError,
                                        SchemaError, UnsafeXmlError, XmlSyntaxError)
+from robot_formats.core.files import read_input
 
 __all__ = [
     'MAX_XML_BYTES',
@@ -94,63 +92,13 @@ def _doctype_line(data: bytes) -> int | None:
 
 
 def read_bytes(path: str | Path, limit: int | None = None) -> bytes:
-    """Read a file, turning OS errors and oversize input into typed errors.
+    """A document's bytes, read by the guarded reader of every input file
+    (:func:`robot_formats.core.files.read_input`: regular files only, at most ``limit`` bytes).
 
     ``limit`` defaults to the module's current :data:`MAX_XML_BYTES` (read at call time, so a
     changed limit is checked before the file is read).
     """
-    if not isinstance(path, Path):
-        path = Path(path)
-    if limit is None:
-        limit = MAX_XML_BYTES
-    try:  # one open, fstat and read to the end on the descriptor (no file object): every load
-        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # starts here
-    except OSError as err:
-        raise _access_error(err, path) from err
-    try:
-        status = os.fstat(descriptor)
-        if stat.S_ISDIR(status.st_mode):  # open() refuses a directory so; os.open does not
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        size = status.st_size
-        if size > limit:
-            raise UnsafeXmlError(f'file is {size} bytes; the limit is {limit} bytes', path)
-        if stat.S_ISREG(status.st_mode):  # the usual file: its size read, and no more
-            data = os.read(descriptor, size + 1)  # (a short read of a regular file is its
-            if len(data) == size:                 # end: no second read to see b'')
-                return data
-            return data + _read_to_end(descriptor, size) if data else data
-        return _read_to_end(descriptor, size)
-    except OSError as err:
-        raise _access_error(err, path) from err
-    finally:
-        os.close(descriptor)
-
-
-def _access_error(err: OSError, path: Path) -> FileAccessError:
-    """The typed error for an OS error opening or reading ``path``."""
-    if isinstance(err, IsADirectoryError):
-        return FileAccessError('is a directory, not a file', path)
-    if isinstance(err, PermissionError):
-        if path.is_dir():
-            return FileAccessError('is a directory, not a file', path)
-        return FileAccessError('permission denied', path)
-    if isinstance(err, FileNotFoundError):
-        return FileAccessError('no such file', path)
-    return FileAccessError(f'cannot read file: {err.strerror or err}', path)
-
-
-def _read_to_end(descriptor: int, size: int) -> bytes:
-    """Every byte until end of file, as ``FileIO.readall`` reads them (``size``: the size
-    fstat reports, 0 for pipes and /proc files)."""
-    first = os.read(descriptor, size + 1)
-    if not first:
-        return first
-    chunks = [first]
-    while True:
-        chunk = os.read(descriptor, max(size + 1, 65536))
-        if not chunk:
-            return first if len(chunks) == 1 else b''.join(chunks)
-        chunks.append(chunk)
+    return read_input(path, MAX_XML_BYTES if limit is None else limit)
 
 
 def parse_xml_bytes(data: bytes, file: str | Path | None = None,
@@ -164,12 +112,17 @@ def parse_xml_bytes(data: bytes, file: str | Path | None = None,
     is a user's: strict mode refuses what those warnings name). ``roots``: the top-level element
     names a reader looks for, when a document has several top-level elements.
 
+    A message never quotes the text before the document's first element or bytes that are not
+    text (a file that is no XML document, e.g. one an include names by mistake or by malice,
+    is refused without showing its content).
+
     Raises:
-        UnsafeXmlError: the document is too large, declares entities, or references a DTD.
+        LimitError: the document is larger than :data:`MAX_XML_BYTES`.
+        UnsafeXmlError: the document declares entities or references a DTD.
         XmlSyntaxError: the document is not XML even as TinyXML2 reads it.
     """
     if len(data) > MAX_XML_BYTES:
-        raise UnsafeXmlError(f'document is {len(data)} bytes; the limit is {MAX_XML_BYTES}', file)
+        raise LimitError(f'document is {len(data)} bytes; the limit is {MAX_XML_BYTES}', file)
     if not data or data.isspace():  # (data.strip() would copy the document)
         raise XmlSyntaxError('the file is empty', file, 1)
     try:
@@ -229,9 +182,11 @@ def read_xml(path: str | Path, warnings: list[Diagnostic] | None = None,
 
 
 def _clean_lxml_message(message: str) -> str:
-    # lxml appends ", line N, column M" which we report through FormatError.line instead.
+    """libxml2's message without ", line N, column M" (FormatError.line says it) and without
+    the bytes it quotes from a file that is not text (``Bytes: 0x.. 0x..``)."""
     head, _, _ = message.partition(', line ')
-    return head.strip() or message
+    head, _, _ = head.partition(' Bytes:')
+    return head.strip().rstrip(' !,') or 'not well-formed XML'
 
 
 def _refuse_dtd(root: etree._Element, file: str | Path | None, line: int = 1,

@@ -266,7 +266,7 @@ def test_oversize_file_is_refused_before_reading(monkeypatch):
         raise AssertionError(f'{self} was read although it is over the limit')
 
     monkeypatch.setattr(Path, 'read_bytes', no_reading)
-    with pytest.raises(E.UnsafeXmlError) as info:
+    with pytest.raises(E.LimitError) as info:
         robot_formats.load(path)
     assert info.value.file == str(path)
     assert '4096' in info.value.message and str(path.stat().st_size) in info.value.message
@@ -274,7 +274,7 @@ def test_oversize_file_is_refused_before_reading(monkeypatch):
 
 def test_oversize_bytes_are_refused(monkeypatch):
     monkeypatch.setattr(xmlsafe, 'MAX_XML_BYTES', 100)
-    with pytest.raises(E.UnsafeXmlError):
+    with pytest.raises(E.LimitError):
         xmlsafe.parse_xml_bytes(b'<robot name="r">' + b' ' * 200 + b'<link name="a"/></robot>')
 
 

@@ -5,6 +5,7 @@ per document, and locked down after errors), and what a load of a URDF imports."
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -17,7 +18,8 @@ from lxml import etree
 import robot_formats
 from robot_formats import formats
 from robot_formats.core import xmlsafe
-from robot_formats.core.errors import FileAccessError, UnsafeXmlError, XmlSyntaxError
+from robot_formats.core.errors import (FileAccessError, LimitError, UnsafeXmlError,
+                                       XmlSyntaxError)
 from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_bytes
 from robot_formats.formats import FormatSpec, _suffixes
 
@@ -114,24 +116,36 @@ def test_read_bytes_reads_what_open_reads(tmp_path: Path) -> None:
     assert text.startswith(b'Name:') and text.endswith(b'\n') and b'VmRSS' in text
 
 
-def test_read_bytes_reads_a_pipe_to_its_end(tmp_path: Path) -> None:
-    """Not a regular file (fstat says 0 bytes): read until end of file, in chunks."""
+def test_read_bytes_refuses_a_pipe_without_opening_it(tmp_path: Path) -> None:
+    """A FIFO blocks its reader until a writer comes (and may never end): refused before it is
+    opened. A reader of a FIFO is detectable: opening its write end with O_NONBLOCK succeeds
+    only while someone has it open for reading."""
     fifo = tmp_path / 'pipe.urdf'
     os.mkfifo(fifo)
-    data = os.urandom(150_000)
+    with pytest.raises(FileAccessError, match='named pipe') as info:
+        read_bytes(fifo)
+    assert info.value.file == str(fifo)
+    with pytest.raises(OSError) as nobody:
+        os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    assert nobody.value.errno == errno.ENXIO
 
-    def write() -> None:
-        with open(fifo, 'wb') as handle:
-            for start in range(0, len(data), 7_000):
-                handle.write(data[start:start + 7_000])
-                handle.flush()
 
-    writer = threading.Thread(target=write)
-    writer.start()
-    try:
-        assert read_bytes(fifo) == data
-    finally:
-        writer.join(timeout=30)
+def test_read_bytes_refuses_devices_and_caps_what_claims_no_size(tmp_path: Path) -> None:
+    """/dev/zero never ends and /dev/urandom neither: refused as devices, behind a symbolic
+    link too; a /proc file (fstat says 0 bytes) is read to its end, but not beyond the limit."""
+    for device in ('/dev/zero', '/dev/urandom', '/dev/null'):
+        link = tmp_path / f'{Path(device).name}.urdf'
+        link.symlink_to(device)
+        for path in (Path(device), link):
+            with pytest.raises(FileAccessError, match='character device'):
+                read_bytes(path)
+    status = Path('/proc/self/status')
+    with pytest.raises(LimitError, match='more than 100 bytes'):
+        read_bytes(status, 100)
+    loop = tmp_path / 'loop.urdf'
+    loop.symlink_to(loop)
+    with pytest.raises(FileAccessError, match='loop of symbolic links'):
+        read_bytes(loop)
 
 
 def test_read_bytes_errors_are_opens(tmp_path: Path) -> None:
@@ -145,7 +159,7 @@ def test_read_bytes_errors_are_opens(tmp_path: Path) -> None:
         assert ours.value.message == message and ours.value.file == str(path)
         assert type(ours.value.__cause__) is type(opened.value)
     (tmp_path / 'big').write_bytes(b' ' * 101)
-    with pytest.raises(UnsafeXmlError, match='file is 101 bytes; the limit is 100 bytes'):
+    with pytest.raises(LimitError, match='file is 101 bytes; the limit is 100 bytes'):
         read_bytes(tmp_path / 'big', 100)
     assert read_bytes(tmp_path / 'big', 101) == b' ' * 101
     with pytest.raises(FileAccessError, match='no such file'):
@@ -161,7 +175,7 @@ def test_read_bytes_leaves_no_descriptor_open(tmp_path: Path) -> None:
         read_bytes(tmp_path / 'f')
         with pytest.raises(FileAccessError):
             read_bytes(tmp_path)
-        with pytest.raises(UnsafeXmlError):
+        with pytest.raises(LimitError):
             read_bytes(tmp_path / 'f', 1)
     assert len(os.listdir('/proc/self/fd')) == before
 
