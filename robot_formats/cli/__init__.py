@@ -12,7 +12,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
 
 from robot_formats import formats
 from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
@@ -27,13 +27,20 @@ if TYPE_CHECKING:
 __all__ = ['main', 'frames_document', 'COMMANDS', 'EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE',
            'EXIT_INTERNAL', 'UsageError']
 
-#: Every subcommand, in the order ``--help`` lists them: name → (its one-line help, and
-#: ``'module:function'``, the function that adds the command's parser to the subparsers and
-#: sets its ``handler``). Only the command being run has its module imported (``--help`` lists
-#: the help lines above), so each command pays for its own imports only: ``check`` needs no
-#: numpy, no rendering, no ROS. To add a command: one entry here (a function adding several
-#: commands is named by each of them, and called once).
-COMMANDS: dict[str, tuple[str, str]] = {
+#: A command run as a program of its own: the Python arguments that start it (``('-m',
+#: MODULE)``), before the command's own arguments.
+Program = tuple[str, str]
+
+#: Every subcommand, in the order ``--help`` lists them: name → (its one-line help, and where it
+#: is). Where is ``'module:function'``, the function that adds the command's parser to the
+#: subparsers and sets its ``handler``; only the command being run has its module imported
+#: (``--help`` lists the help lines above), so each command pays for its own imports only:
+#: ``check`` needs no numpy, no rendering, no ROS. To add a command: one entry here (a function
+#: adding several commands is named by each of them, and called once). Or it is a
+#: :data:`Program`: the ROS 2 clients (``record``, ``tf-echo``) are programs of the nodes layer,
+#: run in this process's place (:func:`run_program`), so the CLI imports no ROS and nothing of
+#: the nodes (test/core/test_layers.py); the program owns its command line and exit codes.
+COMMANDS: dict[str, tuple[str, str | Program]] = {
     'check': ('validate a file (exit 0 valid, 1 invalid)', 'robot_formats.cli:add_check_parser'),
     'convert': ('write a file as URDF', 'robot_formats.cli:add_convert_parser'),
     'info': ('human summary: models, links, joints, DoF, frame tree',
@@ -45,11 +52,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     'motion': ('sample the motions of an XMDI file (or write them back as XMDI)',
                'robot_formats.cli.motion:add_motion_parser'),
     'record': ('record joint states from ROS 2 into an XMDI motion',
-               'robot_formats.cli.motion:add_record_parser'),
+               ('-m', 'robot_formats.nodes.record')),
     'controllers': ('write a ros2_control URDF and controller_manager file for a robot',
                     'robot_formats.cli.control:add_controllers_parser'),
     'tf-echo': ('print the TF tree (through a tf2_ros Buffer) and robot_description received '
-                'over ROS 2, then exit', 'robot_formats.cli:add_tf_echo_parser'),
+                'over ROS 2, then exit', ('-m', 'robot_formats.nodes.tf_echo')),
     'grasps': ('grasps of an object of a TMP problem (discrete ones and samples of the '
                'continuous sets)', 'robot_formats.cli.tmp:add_parsers'),
     'placements': ("stable poses of an object on a support of a TMP problem (from its SOPs and "
@@ -58,7 +65,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: the process's); the exit code. A
+    :data:`Program` command (``record``, ``tf-echo``) does not return: its program replaces
+    this process."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    where = COMMANDS.get(argv[0], ('', ''))[1] if argv else ''
+    if isinstance(where, tuple):
+        run_program(where, argv[1:])
     parser = _parser(_command_word(argv))
     args = parser.parse_args(argv)
     if not getattr(args, 'command', None):
@@ -91,6 +104,14 @@ def _command_word(argv: Sequence[str]) -> str | None:
     return next((word for word in argv if not word.startswith('-')), None)
 
 
+def run_program(program: Program, args: Sequence[str]) -> NoReturn:
+    """Replace this process by ``python PROGRAM ARGS`` (same interpreter, environment, working
+    directory and process id: signals, exit code and limits are the program's)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, *program, *args])
+
+
 def _adder(where: str) -> Callable[[argparse._SubParsersAction], None]:
     module, _, function = where.partition(':')
     return getattr(importlib.import_module(module), function)
@@ -110,7 +131,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     for name, (help_line, where) in COMMANDS.items():
         if name in sub.choices:
             continue  # added with the chosen command by the same function
-        if where == chosen:
+        if where == chosen and isinstance(where, str):
             _adder(where)(sub)
         else:
             sub.add_parser(name, help=help_line)
@@ -150,17 +171,6 @@ def add_frames_parser(sub: argparse._SubParsersAction) -> None:
                         help='set one DoF by name (repeatable)')
     frames.add_argument('--json', action='store_true', help='machine-readable output')
     frames.set_defaults(handler=_cmd_frames)
-
-
-def add_tf_echo_parser(sub: argparse._SubParsersAction) -> None:
-    echo = sub.add_parser('tf-echo', help=COMMANDS['tf-echo'][0])
-    echo.add_argument('--description-topic', default='robot_description',
-                      help='the description topic (default: robot_description)')
-    echo.add_argument('--timeout', type=float, default=30.0)
-    echo.add_argument('--min-frames', type=int, default=1,
-                      help='wait until at least this many frames (root included) are known')
-    echo.add_argument('--json', action='store_true')
-    echo.set_defaults(handler=_cmd_tf_echo)
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -280,14 +290,6 @@ def _cmd_frames(args: argparse.Namespace) -> int:
         print(f'{name}  (parent {frame["parent"]})  xyz {x:.6g} {y:.6g} {z:.6g}  '
               f'rpy {rpy[0]:.6g} {rpy[1]:.6g} {rpy[2]:.6g}')
     return EXIT_OK
-
-
-
-
-def _cmd_tf_echo(args: argparse.Namespace) -> int:
-    from robot_formats.nodes.tf_echo import run_tf_echo  # imports rclpy only here
-    return run_tf_echo(timeout=args.timeout, min_frames=args.min_frames, as_json=args.json,
-                       description_topic=args.description_topic)
 
 
 if __name__ == '__main__':

@@ -5,13 +5,19 @@ Reads TF the way rviz2 and every TF client do, through a ``tf2_ros.Buffer`` fed 
 subscribes to it (reliable, transient local). It waits until the description and a connected
 tree of at least ``min_frames`` frames have arrived, every frame resolvable from the root with
 ``lookup_transform``, and prints the tree with each frame's pose in the root frame.
+
+The ``robot-formats`` CLI runs this module as a program of its own (``python -m
+robot_formats.nodes.tf_echo ARGS``, in the CLI's place), so the CLI imports no ROS and nothing
+of the nodes; :func:`main` is its command line (docs/cli.md#tf-echo).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
+from typing import Sequence
 
 import numpy as np
 import rclpy
@@ -24,7 +30,7 @@ from tf2_ros import Buffer, TransformListener
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
 from robot_formats.nodes.node_support import LATCHED_QOS
 
-__all__ = ['TfTreeReader', 'run_tf_echo']
+__all__ = ['TfTreeReader', 'main', 'parser', 'run_tf_echo']
 
 #: tf2 reports static transforms with this "most recent transform" time.
 _STATIC_TIME = 0.0
@@ -136,3 +142,28 @@ def _report(node: TfTreeReader, frames: dict[str, dict], root: str, as_json: boo
             walk(child, depth + 1)
 
     walk(root, 0)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line (``robot-formats tf-echo --help``)."""
+    echo = argparse.ArgumentParser(
+        prog='robot-formats tf-echo',
+        description='print the TF tree (through a tf2_ros Buffer) and robot_description '
+                    'received over ROS 2, then exit')
+    echo.add_argument('--description-topic', default='robot_description',
+                      help='the description topic (default: robot_description)')
+    echo.add_argument('--timeout', type=float, default=30.0)
+    echo.add_argument('--min-frames', type=int, default=1,
+                      help='wait until at least this many frames (root included) are known')
+    echo.add_argument('--json', action='store_true')
+    return echo
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    return run_tf_echo(timeout=args.timeout, min_frames=args.min_frames, as_json=args.json,
+                       description_topic=args.description_topic)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

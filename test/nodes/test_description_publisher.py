@@ -9,8 +9,11 @@ cheap, with closed forms written here.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -26,9 +29,10 @@ import robot_formats
 from robot_formats.runtime.description import Description
 from robot_formats.core.model import JointType, dof_names
 
-from .harness import (ARM, DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, TIMEOUT, TOL,
+from .harness import (ARM, DESCRIPTION_QOS, ROOT, TF_QOS, TF_STATIC_QOS, TIMEOUT, TOL,
                       NodeProcess, RosSide, any_tf_with_stamp, assert_poses_equal, compose,
-                      edges_of, run_check_urdf, stamp_of, tf_with_stamp, urdf_names)
+                      edges_of, quat_to_matrix, run_check_urdf, stamp_of, subprocess_env,
+                      tf_with_stamp, urdf_names)
 
 #: publish_frequency given to the nodes of this module (the /tf rate cap).
 FREQUENCY = 20.0
@@ -264,6 +268,40 @@ def test_late_subscriber_gets_description_and_static_tf(arm: Running, tmp_path: 
     # and the file's own numbers: xyz 0 0 0.09, rpy pi 0 0 (a half turn about x)
     assert np.allclose(local[:3, 3], (0, 0, 0.09), atol=1e-12)
     assert np.allclose(local[:3, :3], np.diag([1.0, -1.0, -1.0]), atol=1e-12)
+
+
+def test_tf_echo_prints_the_tree_tf2_resolves(arm: Running, tmp_path: Path) -> None:
+    """`robot-formats tf-echo --json` (the nodes layer's program, run in the CLI's place) waits
+    for robot_description and the whole tree, then prints every frame at the configuration
+    published, as a tf2 Buffer resolves it (exit 0)."""
+    arm.wait_latched()
+    tree = library_tree(ARM)
+    configuration = {name: 0.1 * (k + 1) for k, name in enumerate(tree.dof_names)}
+    frames = tree.frame_names()
+    echo = subprocess.Popen(
+        [sys.executable, '-m', 'robot_formats.cli', 'tf-echo', '--json', '--min-frames',
+         str(len(frames)), '--timeout', str(TIMEOUT)], cwd=ROOT, text=True,
+        env=subprocess_env(arm.process.domain_id, tmp_path), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+    try:
+        arm.ros.spin_until(lambda: echo.poll() is not None, what='tf-echo to print the tree',
+                           process=arm.process, every_period=0.1, every=lambda: arm.send(
+                               list(configuration), list(configuration.values())))
+        out, err = echo.communicate(timeout=TIMEOUT)
+    finally:
+        if echo.poll() is None:
+            echo.kill()
+            echo.communicate()
+    assert echo.returncode == 0, err
+    printed = json.loads(out)
+    assert printed['roots'] == [tree.root] and set(printed['frames']) == set(frames)
+    assert printed['description_bytes'] == len(ARM.read_text(encoding='utf-8'))
+    expected = tree.forward(configuration)
+    for name, frame in printed['frames'].items():
+        pose = np.eye(4)
+        pose[:3, :3] = quat_to_matrix(*frame['quat'])
+        pose[:3, 3] = frame['xyz']
+        assert np.max(np.abs(pose - expected[name])) <= TOL, name
 
 
 # --- 2. /tf equals forward kinematics -----------------------------------------------------------
