@@ -52,7 +52,7 @@ from robot_formats.core.errors import FormatError
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
 from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, StartupError, guarded,
                                               joint_states_qos, positive, ranged, run_node)
-from robot_formats.nodes.tf_wire import TfMessageTemplate
+from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
 
@@ -93,6 +93,7 @@ class DescriptionPublisher(Node):
         self._all_moving: SolvePlan | None = None  # every moving joint of the description
         self._tf_frequency = self._frequency()
         self._frame_prefix = str(self.get_parameter('frame_prefix').value)
+        self._tf_templates = self._templates()  # the /tf message of each plan, by the plan
         self._control = self._control_options()
         self._pending: _Load | None = None
         self.joint_states_received = 0  #: counters, logged at shutdown (and read by benchmarks)
@@ -313,6 +314,7 @@ class DescriptionPublisher(Node):
             self.joint_tf.ignore_timestamp = bool(values['ignore_timestamp'])
         if 'frame_prefix' in values:
             self._frame_prefix = str(values['frame_prefix'])
+            self._tf_templates = self._templates()
         if pending is not None and pending.description is not None and \
                 any(name in values for name in _SOURCES):
             self._serve(pending.description, pending.where)
@@ -381,6 +383,7 @@ class DescriptionPublisher(Node):
         self.positions = description.initial_vector()
         solver = description.solver
         self._all_moving = solver.plan(np.arange(len(solver.moving), dtype=np.intp))
+        self._tf_templates = self._templates()  # the old model's plans go
         # a held /tf update of the old model must not outlive it: new rules, new history
         self.joint_tf = JointStateTf(description.solver, self.positions, self._tf_frequency,
                                      bool(self.get_parameter('ignore_timestamp').value))
@@ -399,6 +402,11 @@ class DescriptionPublisher(Node):
                 raise ValueError(f'xacro_args: {item!r} is not NAME:=VALUE')
             out[name.strip()] = value
         return out
+
+    def _templates(self) -> TfTemplates:
+        """/tf message templates with the frame names under the current ``frame_prefix``."""
+        prefix = self._frame_prefix
+        return TfTemplates(lambda frame: prefix + frame)
 
     def _publish_tree(self) -> None:
         """/tf_static, then the current configuration (:meth:`_publish_configuration`)."""
@@ -462,13 +470,8 @@ class DescriptionPublisher(Node):
         description = self.description
         if description is None or plan.edges.size == 0:
             return
-        prefix = self._frame_prefix
-        cached = plan.wire  # (prefix, template) of the last prefix used
-        if not (isinstance(cached, tuple) and cached[0] == prefix):
-            cached = plan.wire = (prefix, TfMessageTemplate(
-                [(prefix + parent, prefix + child) for parent, child in plan.pairs]))
         poses = description.solver.solve_plan(self.positions, plan)
-        self.tf_pub.publish(cached[1].fill(*divmod(stamp, 1_000_000_000), poses))
+        self.tf_pub.publish(self._tf_templates[plan].fill(*divmod(stamp, 1_000_000_000), poses))
         self.tf_published += 1
 
     @guarded

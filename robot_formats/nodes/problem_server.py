@@ -89,7 +89,7 @@ from robot_formats.nodes.pose_messages import pose_msg
 from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, ParameterListing,
                                               guarded, joint_states_qos, positive, ranged,
                                               run_node)
-from robot_formats.nodes.tf_wire import TfMessageTemplate
+from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
 
 __all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES',
            'PUBLISH_TF_CHOICES', 'SERVICE_QOS']
@@ -191,6 +191,7 @@ class RobotView:
         self.base_frame = self.frame(tree.root)
         solver = description.solver
         self.all_moving = solver.plan(np.arange(len(solver.moving), dtype=np.intp))
+        self.tf_templates = TfTemplates(self.frame)  #: the /tf message of each plan
 
     def frame(self, name: str) -> str:
         return f'{self.name}/{name}'
@@ -225,8 +226,6 @@ class RobotView:
     def moving_message(self, plan: SolvePlan, sec: int, nanosec: int) -> bytes:
         """The /tf message of ``plan``'s transforms at the current positions; records them as
         what TF now has."""
-        if plan.wire is None:
-            plan.wire = TfMessageTemplate([(self.frame(p), self.frame(c)) for p, c in plan.pairs])
         poses = self.description.solver.solve_plan(self.positions, plan)
         if plan is self.all_moving:
             self.tf_positions[:] = self.positions
@@ -234,7 +233,7 @@ class RobotView:
             self.tf_positions[plan.dof_index] = self.positions[plan.dof_index]
         self._link_poses.clear()
         self.tf_stamp = (sec, nanosec)
-        return plan.wire.fill(sec, nanosec, poses)  # type: ignore[union-attr]
+        return self.tf_templates[plan].fill(sec, nanosec, poses)
 
     def buffer_transforms(self) -> list[TransformStamped]:
         """Every moving transform as this node's TF has it (for its own tf2 Buffer)."""

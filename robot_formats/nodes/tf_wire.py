@@ -11,11 +11,14 @@ serialiser leaves padding bytes uninitialised, so bytes are not compared one to 
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-__all__ = ['TfMessageTemplate']
+if TYPE_CHECKING:
+    from robot_formats.runtime.tf_solver import SolvePlan
+
+__all__ = ['TfMessageTemplate', 'TfTemplates']
 
 _HEADER = b'\x00\x01\x00\x00'  # CDR_LE encapsulation, options 0
 
@@ -68,3 +71,29 @@ class TfMessageTemplate:
         raw = np.ascontiguousarray(poses, dtype='<f8').view(np.uint8)
         self._buffer[self._pose_index] = raw.reshape(self.count, 56)
         return self._buffer.tobytes()
+
+
+class TfTemplates(dict['SolvePlan', TfMessageTemplate]):
+    """The message template of each :class:`~robot_formats.runtime.tf_solver.SolvePlan` a
+    node publishes, made on first use: ``templates[plan]`` is one dictionary look-up (keyed by
+    the plan's identity) on every /tf message after the first.
+
+    The frame names on the wire come from ``frame`` (a frame prefix, a robot's scope), fixed
+    for the mapping's life: a node makes a new one when they change or the model does. The
+    solver keeps a bounded number of plans (one per joint name list) and makes new ones once
+    it forgot them, so past :data:`LIMIT` templates this mapping starts again too."""
+
+    #: templates kept before the mapping starts again
+    LIMIT = 128
+
+    def __init__(self, frame: Callable[[str], str]) -> None:
+        super().__init__()
+        self._frame = frame
+
+    def __missing__(self, plan: SolvePlan) -> TfMessageTemplate:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        frame = self._frame
+        template = self[plan] = TfMessageTemplate([(frame(parent), frame(child))
+                                                   for parent, child in plan.pairs])
+        return template

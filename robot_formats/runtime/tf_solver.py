@@ -201,7 +201,6 @@ class SolvePlan:
         self.features[rotary:rotary + prismatic, 0] = 1.0
         self.message_index = np.zeros(0, dtype=np.intp)  #: JointState positions used ...
         self.dof_index = np.zeros(0, dtype=np.intp)      #: ... and the DoFs they set
-        self.wire: object | None = None                  #: the node's cached message template
 
 
 def _quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
