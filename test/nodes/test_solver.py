@@ -26,7 +26,7 @@ from robot_formats.runtime.description import Description
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import (Frame, Joint, JointType, Limits, Link, Mimic, Model, Pose,
                                  Scene)
-from robot_formats.nodes.tf_wire import TfMessageTemplate
+from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
 
 from .harness import TOL, assert_poses_equal, compose, quat_to_matrix
 
@@ -322,6 +322,25 @@ def test_tf_template_empty() -> None:
     data = _fill(TfMessageTemplate([]), 5, 6, np.zeros((0, 7)))
     assert deserialize_message(data, TFMessage).transforms == []
     assert data == serialize_message(TFMessage())  # no padding here: bytewise equal
+
+
+def test_tf_templates_are_made_once_per_plan_with_the_nodes_names(load_scene) -> None:
+    """A node's templates: one per plan (the same object again on every message), its pairs
+    named by the node's naming function, a new plan for other names gets its own; bounded."""
+    solver = load_scene('robot', 9).solver
+    templates = TfTemplates(lambda frame: 'left/' + frame)
+    plan = solver.select(['rev'])
+    template = templates[plan]
+    assert templates[plan] is template and templates[solver.select(['rev'])] is template
+    poses = solver.solve_plan(np.zeros(len(solver.tree.dof_names)), plan)
+    message = deserialize_message(template.fill(1, 2, poses), TFMessage)
+    assert [(t.header.frame_id, t.child_frame_id) for t in message.transforms] == [
+        ('left/' + parent, 'left/' + child) for parent, child in plan.pairs]
+    other = solver.select(['ball/rot_y'])
+    assert templates[other] is not template and len(templates) == 2
+    for _ in range(TfTemplates.LIMIT):
+        templates[solver.plan(np.array([0], dtype=np.intp))]  # a new plan object each time
+    assert len(templates) <= TfTemplates.LIMIT
 
 
 @pytest.mark.parametrize('kind, seed', [('robot', 7), ('world', 8)])
