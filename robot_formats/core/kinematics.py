@@ -13,16 +13,16 @@ document order, each joint's coordinates contiguous).
 from __future__ import annotations
 
 import math
-from dataclasses import FrozenInstanceError, replace
-from typing import TYPE_CHECKING, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Mapping, NamedTuple, NoReturn, Sequence
 
 from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidValueError,
                                        ReferenceError, StructureError)
 from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.model import (IDENTITY, WORLD, Frame, Joint, JointType, Link, Mimic, Model,
                                       Pose, Scene, dof_names)
-from robot_formats.core.transforms import (axis_angle, exp_rotvec, invert, matrix_to_pose,
-                                           normalized, pose_to_inverse_matrix, pose_to_matrix)
+from robot_formats.core.transforms import (axis_angle, exp_rotvec, normalized,
+                                           pose_to_inverse_matrix, pose_to_matrix)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,16 +33,6 @@ __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
-
-
-def _generated_names(joint: Joint, coordinates: tuple[str, ...]) -> set[str]:
-    """The names a joint's URDF form gives to its parts other than the joint itself: its
-    ``coordinates`` (:func:`dof_names`) not named like it (``j/x``, ...) and a screw's
-    translation (``j/translation``)."""
-    names = set(coordinates) - {joint.name}
-    if joint.type is JointType.SCREW:
-        names.add(f'{joint.name}/translation')
-    return names
 
 
 def scoped(prefix: str, name: str) -> str:
@@ -105,111 +95,43 @@ def _default_second_axis(t1: np.ndarray) -> tuple[float, float, float]:
     return tuple(second / np.linalg.norm(second))  # type: ignore[return-value]
 
 
-class Edge:
+class Edge(NamedTuple):
     """How ``child`` hangs from ``parent``: through ``joint``, or rigidly.
 
     ``X_parent_child(q) = X_PJ · M(q) · X_JC``. :attr:`pose` is X_PJ (the joint's origin; for
     an edge without a joint, X_parent_child itself) and :attr:`child_offset` is X_CJ (the joint
     frame in the child, :attr:`Joint.child_offset`; identity without a joint), as the model's
     poses. :attr:`origin` (X_PJ) and :attr:`offset` (X_JC = X_CJ⁻¹) are the same as 4×4 numpy
-    matrices, computed on first use (building a tree computes no matrix). Immutable.
-
-    ``Edge(child, parent, joint, origin, offset, kind)`` with matrices still works; the tree
-    builds its edges from poses: ``Edge(child, parent, joint, kind=..., pose=...,
-    child_offset=...)``.
+    matrices, made on each use (a tree keeps its own, see :meth:`KinematicTree.local_transform`;
+    building a tree makes no matrix, so a load imports no numpy).
     """
 
-    __slots__ = ('child', 'parent', 'joint', 'kind', '_pose', '_child_offset', '_origin',
-                 '_offset')
     child: str
     parent: str
     joint: Joint | None
-    kind: str  # 'link', 'frame' or 'model' (a model's root link placed in the world)
-    _pose: Pose | None
-    _child_offset: Pose | None
-    _origin: np.ndarray | None
-    _offset: np.ndarray | None
-
-    def __init__(self, child: str, parent: str, joint: Joint | None,
-                 origin: np.ndarray | None = None, offset: np.ndarray | None = None,
-                 kind: str = 'link', *, pose: Pose | None = None,
-                 child_offset: Pose | None = None) -> None:
-        if pose is None and origin is None:
-            pose = IDENTITY
-        if child_offset is None and offset is None:
-            child_offset = IDENTITY
-        setter = object.__setattr__
-        setter(self, 'child', child)
-        setter(self, 'parent', parent)
-        setter(self, 'joint', joint)
-        setter(self, 'kind', kind)
-        setter(self, '_pose', pose)
-        setter(self, '_child_offset', child_offset)
-        setter(self, '_origin', origin)
-        setter(self, '_offset', offset)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f'cannot assign to field {name!r}')
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f'cannot delete field {name!r}')
-
-    def __repr__(self) -> str:
-        return (f'Edge(child={self.child!r}, parent={self.parent!r}, joint='
-                f'{self.joint.name if self.joint else None!r}, kind={self.kind!r}, '
-                f'pose={self.pose!r}, child_offset={self.child_offset!r})')
-
-    @property
-    def pose(self) -> Pose:
-        """X_PJ (joints) or X_parent_child (edges without a joint), as a :class:`Pose`."""
-        if self._pose is None:
-            object.__setattr__(self, '_pose', matrix_to_pose(self._origin))  # type: ignore[arg-type]
-        return self._pose  # type: ignore[return-value]
-
-    @property
-    def child_offset(self) -> Pose:
-        """X_CJ: the joint frame in the child frame (identity without a joint)."""
-        if self._child_offset is None:
-            object.__setattr__(self, '_child_offset',
-                               matrix_to_pose(invert(self._offset)))  # type: ignore[arg-type]
-        return self._child_offset  # type: ignore[return-value]
+    kind: str = 'link'  #: 'link', 'frame' or 'model' (a model's root link placed in the world)
+    pose: Pose = IDENTITY
+    child_offset: Pose = IDENTITY
 
     @property
     def origin(self) -> np.ndarray:
         """X_PJ (joints) or X_parent_child (edges without a joint), 4×4."""
-        if self._origin is None:
-            object.__setattr__(self, '_origin', pose_to_matrix(self._pose))  # type: ignore[arg-type]
-        return self._origin  # type: ignore[return-value]
+        return pose_to_matrix(self.pose)
 
     @property
     def offset(self) -> np.ndarray:
         """X_JC = X_CJ⁻¹ (joints) or identity, 4×4."""
-        if self._offset is None:
-            child_offset = self._child_offset
-            assert child_offset is not None
-            object.__setattr__(self, '_offset', np.eye(4) if child_offset.is_identity
-                               else pose_to_inverse_matrix(child_offset))
-        return self._offset  # type: ignore[return-value]
+        if self.child_offset.is_identity:
+            return np.eye(4)
+        return pose_to_inverse_matrix(self.child_offset)
 
     @property
     def moving(self) -> bool:
         return self.joint is not None and self.joint.type is not JointType.FIXED
 
-    def __reduce__(self) -> tuple:
-        """Copies and pickles as the dataclass did (``__setattr__`` refuses assignment)."""
-        return (_edge, (self.child, self.parent, self.joint, self._origin, self._offset,
-                        self.kind, self._pose, self._child_offset))
-
     def with_joint(self, joint: Joint) -> Edge:
-        """The same edge through ``joint`` (matrices already computed are shared)."""
-        return Edge(self.child, self.parent, joint, self._origin, self._offset, self.kind,
-                    pose=self._pose, child_offset=self._child_offset)
-
-
-def _edge(child: str, parent: str, joint: Joint | None, origin: np.ndarray | None,
-          offset: np.ndarray | None, kind: str, pose: Pose | None, child_offset: Pose | None
-          ) -> Edge:
-    return Edge(child, parent, joint, origin, offset, kind, pose=pose, child_offset=child_offset)
+        """The same edge through ``joint``."""
+        return self._replace(joint=joint)
 
 
 class KinematicTree:
@@ -218,20 +140,28 @@ class KinematicTree:
     def __init__(self, scene: Scene) -> None:
         self.scene = scene
         self.root: str = WORLD if scene.is_world else ''
+        #: scene name -> the model's link (in a world its own ``name`` is the one within its
+        #: model: ``tree.links['m::base'].name == 'base'``)
         self.links: dict[str, Link] = {}
         self.joints: dict[str, Joint] = {}
         self.frames: dict[str, Frame] = {}
         self.edges: dict[str, Edge] = {}
         self.initial_positions: dict[str, float] = {}
+        #: each edge's (origin, offset) matrices, made on first use by local_transform
+        self._matrices: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._build(scene)
         self.order: tuple[str, ...] = self._topological_order()
-        coordinates = [dof_names(joint) for joint in self.joints.values()]
-        names = [name for own in coordinates for name in own]
+        names: list[str] = []
+        owners: list[Joint] = []  # the joint of each coordinate
+        for joint in self.joints.values():
+            for name in dof_names(joint):
+                names.append(name)
+                owners.append(joint)
         self.dof_names: tuple[str, ...] = tuple(names)
         self.dof_index: dict[str, int] = {name: i for i, name in enumerate(names)}
         if len(self.dof_index) != len(names):
             self._refuse_duplicate_dofs()
-        self._refuse_joint_names_of_coordinates(coordinates)
+        self._refuse_joint_names_of_coordinates(owners)
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -258,11 +188,12 @@ class KinematicTree:
 
     def _add_model(self, model: Model, prefix: str) -> None:
         """The model's members, named within the scene (``prefix::name``; bare without a
-        prefix): one copy per member whose name or references change."""
+        prefix): links as they are, frames and joints copied where their names and references
+        change."""
         for link in model.links:
             name = scoped(prefix, link.name)
             self._claim(name, link.line, model.source)
-            self.links[name] = link if name == link.name else replace(link, name=name)
+            self.links[name] = link
         for frame in model.frames:
             self._add_frame(frame if not prefix else replace(
                 frame, name=scoped(prefix, frame.name),
@@ -309,8 +240,7 @@ class KinematicTree:
                 f'link {child!r} is the child of two joints ({other.name if other else "?"!r}'
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
-        self.edges[child] = Edge(child, parent, joint, kind='link', pose=joint.origin,
-                                 child_offset=joint.child_offset)
+        self.edges[child] = Edge(child, parent, joint, 'link', joint.origin, joint.child_offset)
 
     def _resolve_frames(self, scene: Scene) -> None:
         for name, frame in self.frames.items():
@@ -323,14 +253,14 @@ class KinematicTree:
             if target == name:
                 raise CycleError(f'frame {name!r} is attached to itself', scene.source,
                                  frame.line, code='FRAME_ATTACHED_TO_CYCLE')
-            self.edges[name] = Edge(name, target, None, kind='frame', pose=frame.pose)
+            self.edges[name] = Edge(name, target, None, 'frame', frame.pose)
 
     def _place_model_roots(self, scene: Scene) -> None:
         for model in scene.models:
             for link in model.links:
                 name = scoped(model.name, link.name)
                 if name not in self.edges:
-                    self.edges[name] = Edge(name, WORLD, None, kind='model', pose=model.pose)
+                    self.edges[name] = Edge(name, WORLD, None, 'model', model.pose)
 
     def _single_root(self, scene: Scene) -> str:
         roots = [name for name in self.links if name not in self.edges]
@@ -386,16 +316,22 @@ class KinematicTree:
                         'j/<axis>); rename one of them', self.scene.source, joint.line)
                 seen[name] = joint
 
-    def _refuse_joint_names_of_coordinates(self, coordinates: list[tuple[str, ...]]) -> None:
+    def _refuse_joint_names_of_coordinates(self, owners: list[Joint]) -> None:
         """A joint may not be named like another joint's coordinate (``j/x``, ...) or a screw's
         translation (``j/translation``): in URDF these become joints, in one namespace.
-        ``coordinates``: each joint's :func:`dof_names`, in the order of the joints."""
-        for joint, own in zip(self.joints.values(), coordinates):
-            for name in sorted(_generated_names(joint, own) & self.joints.keys()):
-                raise DuplicateNameError(
-                    f'joint {name!r} is named like a coordinate of {joint.type.value} joint '
-                    f'{joint.name!r}, whose URDF form uses that name; rename it',
-                    self.scene.source, self.joints[name].line)
+        ``owners``: the joint of each coordinate, in :attr:`dof_names` order."""
+        for name, joint in self.joints.items():
+            index = self.dof_index.get(name)
+            if index is not None and owners[index] is not joint:
+                self._refuse_coordinate_name(name, owners[index])
+            if joint.type is JointType.SCREW and f'{name}/translation' in self.joints:
+                self._refuse_coordinate_name(f'{name}/translation', joint)
+
+    def _refuse_coordinate_name(self, name: str, owner: Joint) -> NoReturn:
+        raise DuplicateNameError(
+            f'joint {name!r} is named like a coordinate of {owner.type.value} joint '
+            f'{owner.name!r}, whose URDF form uses that name; rename it', self.scene.source,
+            self.joints[name].line)
 
     def _check_mimics(self) -> None:
         """Check every mimic and resolve chains to the joint that leads them.
@@ -470,10 +406,14 @@ class KinematicTree:
     def local_transform(self, name: str, q: np.ndarray) -> np.ndarray:
         """X_parent_child of frame ``name`` at configuration ``q``."""
         edge = self.edges[name]
+        matrices = self._matrices.get(name)
+        if matrices is None:
+            matrices = self._matrices[name] = (edge.origin, edge.offset)
+        origin, offset = matrices
         if edge.joint is None or edge.joint.type is JointType.FIXED:
-            return edge.origin @ edge.offset
+            return origin @ offset
         motion = joint_motion(edge.joint, self.joint_values(edge.joint, q))
-        return edge.origin @ motion @ edge.offset
+        return origin @ motion @ offset
 
     def forward(self, positions: Mapping[str, float] | Sequence[float] | np.ndarray | None = None
                 ) -> dict[str, np.ndarray]:

@@ -340,12 +340,12 @@ def dof_names(joint: Joint) -> tuple[str, ...]:
     if joint.type is JointType.EULER:
         letters = joint.axis_order
         if len(set(letters)) == len(letters):
-            return tuple(f'{joint.name}/{letter}' for letter in letters)
-        return tuple(f'{joint.name}/{letter}{i}' for i, letter in enumerate(letters))
+            return tuple([f'{joint.name}/{letter}' for letter in letters])
+        return tuple([f'{joint.name}/{letter}{i}' for i, letter in enumerate(letters)])
     suffixes = DOF_SUFFIXES[joint.type]
     if suffixes == ('',):
         return (joint.name,)
-    return tuple(f'{joint.name}/{suffix}' for suffix in suffixes)
+    return tuple([f'{joint.name}/{suffix}' for suffix in suffixes])
 
 
 # --- frames, models, scenes -----------------------------------------------------------------------

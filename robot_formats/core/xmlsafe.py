@@ -268,29 +268,39 @@ def streamed_numbers(text: str, count: int) -> tuple[float, ...] | None:
     return tuple(values)
 
 
+def number(text: str) -> float:
+    """One finite float, written as XML number formats write it: what ``float`` reads, less the
+    digit separator ``_`` (``float('1_0')`` is 10; no XML reader takes it). ValueError saying
+    why otherwise."""
+    if '_' in text:
+        raise ValueError(f'{text!r} is not a number')
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f'{text!r} is not a number') from None
+    if not math.isfinite(value):
+        raise ValueError(f'{text!r} is not a finite number')
+    return value
+
+
+def numbers(text: str) -> tuple[float, ...]:
+    """The whitespace-separated :func:`number` s of ``text``; ValueError for the first entry
+    that is not one."""
+    return tuple(map(number, text.split()))
+
+
 def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
            count: int | None = None) -> tuple[float, ...]:
-    """Parse whitespace-separated finite floats (see :func:`number`), with an exact count if
-    given."""
-    values = tuple([number(part, file, line, what) for part in (text or '').split()])
+    """:func:`numbers`, with an exact count if given; an InvalidValueError naming ``what``
+    (the element or attribute), the file and the line otherwise."""
+    try:
+        values = numbers(text or '')
+    except ValueError as error:
+        raise InvalidValueError(f'{what}: {error}', file, line) from None
     if count is not None and len(values) != count:
         raise InvalidValueError(f'{what}: expected {count} numbers, got {len(values)} '
                                 f'({(text or "").strip()!r})', file, line)
     return values
-
-
-def number(text: str, file: str | Path | None, line: int | None, what: str) -> float:
-    """One finite float, written as XML number formats write it: what ``float`` reads, less
-    the digit separator ``_`` (``float('1_0')`` is 10; no XML reader takes it)."""
-    try:
-        if '_' in text:
-            raise ValueError(text)
-        value = float(text)
-    except ValueError:
-        raise InvalidValueError(f'{what}: {text!r} is not a number', file, line) from None
-    if not math.isfinite(value):
-        raise InvalidValueError(f'{what}: {text!r} is not a finite number', file, line)
-    return value
 
 
 def required_attr(element: etree._Element, name: str, file: str | Path | None) -> str:
@@ -311,6 +321,13 @@ def attr_float(element: etree._Element, name: str, file: str | Path | None,
             raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
                               element.sourceline)
         return default
+    try:
+        values = numbers(value)
+    except ValueError:
+        values = ()
+    if len(values) == 1:
+        return values[0]
+    # not one number: floats says why, naming the element (made only here: most are numbers)
     return floats(value, file, element.sourceline, f'<{local_name(element)} {name}>', 1)[0]
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -39,8 +40,8 @@ from robot_formats.formats.hrdf.catalogue import (ACTUATORS, BRACKETS, END_EFFEC
                                                   interface_name, link_inertia,
                                                   link_mass)
 from robot_formats.formats.hrdf.elements import Node, is_file, resolve_relative
-from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Vec, axis_quat, compose, pose,
-                                                 rotate, z_to)
+from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, compose,
+                                                 pose, rotate, z_to)
 from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
 from robot_formats.formats.hrdf.versions import Version
 
@@ -54,6 +55,9 @@ _TANGERINE = Material('hebi_tangerine', (0.91, 0.43, 0.218, 1.0))
 _SILVER = Material('hebi_silver', (0.6, 0.6, 0.6, 1.0))
 _LINK_RADIUS = 0.016   # hebi_description link.xacro tube radius
 _INERTIA_NAMES = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
+#: The attributes that override an element's mass properties (the library's values).
+_MASS_ATTRIBUTES = frozenset({'mass', 'mass_offset', 'com_rot', 'com_trans', 'com_trans_offset',
+                              *_INERTIA_NAMES})
 Interface = tuple[str, str] | None
 _FIXED = JointType.FIXED
 _Z_AXIS = (0.0, 0.0, 1.0)
@@ -140,19 +144,15 @@ _CATALOGUE: dict[str, tuple[dict[str, _Parts], str]] = {
 }
 
 
-class _Output:
+class _Output(NamedTuple):
     """Where the next element attaches: a link, the pose in it, and the interface offered."""
 
-    __slots__ = ('link', 'pose', 'interface', 'owner', 'ended', 'branched')
-
-    def __init__(self, link: str, pose: Pose, interface: Interface, owner: Node | None = None,
-                 ended: bool = False, branched: bool = False) -> None:
-        self.link = link
-        self.pose = pose                 # of the output in ``link``
-        self.interface = interface
-        self.owner = owner
-        self.ended = ended               # an end effector: nothing may follow
-        self.branched = branched         # an element with <output> children: nothing may follow
+    link: str
+    pose: Pose                     #: of the output in ``link``
+    interface: Interface
+    owner: Node | None = None
+    ended: bool = False            #: an end effector: nothing may follow
+    branched: bool = False         #: an element with <output> children: nothing may follow
 
 
 class _Builder:
@@ -410,43 +410,51 @@ class _Builder:
         """The element's mass properties: the library's (``parts``; ``com`` and ``inertia``
         when they depend on the element, as a link's do) with what its attributes override.
         An element that overrides nothing shares its catalogue entry's :class:`Inertial`."""
-        attrs = node.attrs
         library = parts.inertial if parts is not None and com is None else None
         if com is None:
             com = parts.com if parts is not None else (0.0, 0.0, 0.0)
         if inertia is None:
             inertia = parts.inertial.inertia if parts is not None else (0.0,) * 6  # type: ignore
-        if attrs.get('mass') is not None and attrs.get('mass_offset') is not None:
-            raise SchemaError(f'<{node.kind}> has both mass and mass_offset; give one',
-                              attrs.file, attrs.line, code='HRDF_MASS_AND_OFFSET')
-        if attrs.get('com_trans') is not None and attrs.get('com_trans_offset') is not None:
-            raise SchemaError(f'<{node.kind}> has both com_trans and com_trans_offset; give one',
-                              attrs.file, attrs.line, code='HRDF_COM_AND_OFFSET')
-        if node.kind != 'rigid-body':
-            if attrs.get('mass') is not None:
-                mass = self._number(attrs, 'mass')
-            elif attrs.get('mass_offset') is not None:
-                mass = mass + self._number(attrs, 'mass_offset')
-        trans, offset = attrs.translation('com_trans'), attrs.translation('com_trans_offset')
-        if trans is not None:
-            com = trans
-        elif offset is not None:
-            com = (com[0] + offset[0], com[1] + offset[1], com[2] + offset[2])
-        com_rot = attrs.rotation('com_rot')
-        values = list(inertia)  # type: ignore[arg-type]
-        for i, moment in enumerate(_INERTIA_NAMES):
-            value = attrs.formula(moment)
-            if value is not None:
-                if not math.isfinite(value):
-                    raise attrs.invalid(moment, attrs.get(moment) or '', 'not a finite number')
-                values[i] = value
+        given = _MASS_ATTRIBUTES.intersection(node.attrs.names)  # what the element overrides
+        com_rot = None
+        if given:
+            mass, com, com_rot, inertia = self._overridden(node, given, mass, com, inertia)
         if not math.isfinite(mass) or mass < 0.0:
             return self._unphysical(node, mass)
-        ixx, ixy, ixz, iyy, iyz, izz = values
-        if library is not None and com_rot is None and (mass, com, tuple(values)) == (
-                library.mass, parts.com, library.inertia):  # type: ignore[union-attr]
+        if library is not None and not given:
             return library
-        return Inertial(mass, pose(com, com_rot), (ixx, ixy, ixz, iyy, iyz, izz))
+        return Inertial(mass, pose(com, com_rot), inertia)  # type: ignore[arg-type]
+
+    def _overridden(self, node: Node, given: frozenset[str], mass: float, com: Vec,
+                    inertia: Inertia6) -> tuple[float, Vec, Quat | None, Inertia6]:
+        """(mass, com, com_rot, inertia) with the attributes ``given`` applied."""
+        attrs = node.attrs
+        if 'mass' in given and 'mass_offset' in given:
+            raise SchemaError(f'<{node.kind}> has both mass and mass_offset; give one',
+                              attrs.file, attrs.line, code='HRDF_MASS_AND_OFFSET')
+        if 'com_trans' in given and 'com_trans_offset' in given:
+            raise SchemaError(f'<{node.kind}> has both com_trans and com_trans_offset; give one',
+                              attrs.file, attrs.line, code='HRDF_COM_AND_OFFSET')
+        if node.kind != 'rigid-body':  # (a rigid body's mass is its own, read by the caller)
+            if 'mass' in given:
+                mass = self._number(attrs, 'mass')
+            elif 'mass_offset' in given:
+                mass = mass + self._number(attrs, 'mass_offset')
+        if 'com_trans' in given:
+            com = attrs.translation('com_trans')  # type: ignore[assignment]
+        elif 'com_trans_offset' in given:
+            x, y, z = attrs.translation('com_trans_offset')  # type: ignore[misc]
+            com = (com[0] + x, com[1] + y, com[2] + z)
+        com_rot = attrs.rotation('com_rot') if 'com_rot' in given else None
+        values = list(inertia)
+        for i, moment in enumerate(_INERTIA_NAMES):
+            if moment in given:
+                value = attrs.formula(moment)
+                if value is None or not math.isfinite(value):
+                    raise attrs.invalid(moment, attrs.get(moment) or '', 'not a finite number')
+                values[i] = value
+        ixx, ixy, ixz, iyy, iyz, izz = values
+        return mass, com, com_rot, (ixx, ixy, ixz, iyy, iyz, izz)
 
     @staticmethod
     def _unphysical(node: Node, mass: float) -> None:

@@ -78,6 +78,9 @@ class _Context:
     #: times (a hexapod's six legs) is resolved and parsed once per document.
     parsed: dict[tuple[str | None, str], tuple[Path, etree._Element | None]] = field(
         default_factory=dict)
+    #: formula text -> its value and quirks, for every element of the document (see
+    #: :class:`~.values.Attrs`): the same few formulas (``pi``, a link's extension) recur
+    formulas: dict = field(default_factory=dict)
 
 
 def root_version(root: etree._Element, file: str | None) -> tuple[Version, bool]:
@@ -105,7 +108,7 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
                                    'read as HRDF as HEBI does', file, root.sourceline,
                                    'HRDF_ROOT_NAME'))
     ctx = _Context(warnings, root_file=file)
-    attrs = _checked_attrs(root, 'robot', file, version, warnings)
+    attrs = _checked_attrs(root, 'robot', file, version, ctx)
     return attrs, _chain(ctx, root, file, version)
 
 
@@ -124,11 +127,10 @@ _ALLOWED: dict[tuple[str, frozenset[str]], frozenset[str]] = {
 
 
 def _checked_attrs(element: etree._Element, kind: str, file: str | None, version: Version,
-                   warnings: list[Diagnostic], label: str | None = None,
-                   name: str | None = None) -> Attrs:
+                   ctx: _Context, label: str | None = None, name: str | None = None) -> Attrs:
     """``label`` names the element in messages (default ``<kind>``; an ``<output>`` is named
     with its owner, as HEBI names the owner). ``name``: the element's local name, if known."""
-    attrs = Attrs(element, file, version, warnings, name)
+    attrs = Attrs(element, file, version, ctx.warnings, name, ctx.formulas)
     names = attrs.names
     if names and not _allowed(kind, version).issuperset(names):
         _refuse_attributes(element, kind, file, version, label)
@@ -198,7 +200,7 @@ def _chain(ctx: _Context, container: etree._Element, file: str | None, version: 
 
 def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
           version: Version) -> Node:
-    attrs = _checked_attrs(element, kind, file, version, ctx.warnings, name=kind)
+    attrs = _checked_attrs(element, kind, file, version, ctx, name=kind)
     _refuse_text(element, file)
     children = [c for c in element if isinstance(c.tag, str)]
     if not children:
@@ -217,7 +219,7 @@ def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
             raise SchemaError(f'<output> in <{kind}> needs HRDF version 1.3.0 or later; this '
                               f'file is {version}', file, child.sourceline,
                               code='HRDF_VERSION_GATE')
-        output_attrs = _checked_attrs(child, 'output', file, version, ctx.warnings,
+        output_attrs = _checked_attrs(child, 'output', file, version, ctx,
                                       label=f'<output> of <{kind}>', name='output')
         if kind == 'bracket' and (child.get('rot') is not None or child.get('trans') is not None):
             name = 'rot' if child.get('rot') is not None else 'trans'
@@ -254,7 +256,7 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
     if not version.has('include'):
         raise SchemaError(f'<include> needs HRDF version 1.3.0 or later; this file is {version}',
                           file, element.sourceline, code='HRDF_VERSION_GATE')
-    _checked_attrs(element, 'include', file, version, ctx.warnings)
+    _checked_attrs(element, 'include', file, version, ctx)
     _refuse_text(element, file)
     children = [c for c in element if isinstance(c.tag, str)]
     if children:

@@ -39,11 +39,14 @@ _AXES = ('x', 'y', 'z')
 class Attrs:
     """Typed, version-aware access to one element's attributes."""
 
-    __slots__ = ('element', 'file', 'line', 'version', 'warnings', 'kind', 'names')
+    __slots__ = ('element', 'file', 'line', 'version', 'warnings', 'kind', 'names', 'formulas')
 
     def __init__(self, element: etree._Element, file: str | None, version: Version,
-                 warnings: list[Diagnostic], kind: str | None = None) -> None:
-        """``kind``: the element's local name, when the caller knows it already."""
+                 warnings: list[Diagnostic], kind: str | None = None,
+                 formulas: dict[str, tuple[float, tuple[Quirk, ...]]] | None = None) -> None:
+        """``kind``: the element's local name, when the caller knows it already;
+        ``formulas``: the values of the formulas read so far, shared by the elements of a
+        document (a formula is evaluated once per document)."""
         self.element = element
         self.file = file
         self.line = element.sourceline
@@ -52,6 +55,7 @@ class Attrs:
         self.kind = local_name(element) if kind is None else kind
         #: The attribute names, in document order (read once: lxml builds them per access).
         self.names: list[str] = element.keys()
+        self.formulas = {} if formulas is None else formulas
 
     # --- helpers ----------------------------------------------------------------------------
     def get(self, name: str) -> str | None:
@@ -64,9 +68,18 @@ class Attrs:
         return InvalidValueError(f'<{self.kind}> {name}={value!r}: {reason}', self.file,
                                  self.line)
 
-    def _quirks(self, name: str, quirks: list[Quirk]) -> None:
+    def _quirks(self, name: str, quirks: tuple[Quirk, ...]) -> None:
         for quirk in quirks:
             self.warn(f'<{self.kind}> {name}: {quirk.message}', 'HRDF_HEBI_DIFFERS')
+
+    def _evaluate(self, text: str) -> tuple[float, tuple[Quirk, ...]]:
+        """:func:`~.formula.evaluate` of ``text`` and the quirks it noted, once per document
+        (FormulaError as it raises)."""
+        found = self.formulas.get(text)
+        if found is None:
+            quirks: list[Quirk] = []
+            found = self.formulas[text] = (evaluate(text, quirks), tuple(quirks))
+        return found
 
     # --- scalars ----------------------------------------------------------------------------
     def formula(self, name: str, default: float | None = None) -> float | None:
@@ -81,9 +94,8 @@ class Attrs:
                           f'formulas; read as its leading number {value!r}, as HEBI does',
                           'HRDF_VERSION_1_0_NUMBER')
             return value
-        quirks: list[Quirk] = []
         try:
-            value = evaluate(text, quirks)
+            value, quirks = self._evaluate(text)
         except FormulaError as err:
             raise self.invalid(name, text, f'not a formula: {err.reason} at character '
                                f'{err.position + 1} (formulas use numbers, pi, + - * / '
@@ -187,9 +199,8 @@ class Attrs:
                 raise self.invalid(name, text, f"missing ')' for the term at character "
                                    f'{i + 1}')
             inner = text[i + 3:close]
-            quirks: list[Quirk] = []
             try:
-                angle = evaluate(inner, quirks)
+                angle, quirks = self._evaluate(inner)
             except FormulaError as err:
                 raise self.invalid(name, text, f'R{axis}(...): {err.reason} at character '
                                    f'{i + 4 + err.position}') from None

@@ -12,7 +12,8 @@ from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.transforms import quat_to_rotation
-from robot_formats.core.xmlsafe import floats, leading_numbers, local_name, streamed_numbers
+from robot_formats.core.xmlsafe import (floats, leading_numbers, local_name, numbers,
+                                        streamed_numbers)
 from robot_formats.formats.sdformat.dom import IDENTITY, PoseSpec
 
 __all__ = ['Ctx', 'child', 'first_children', 'children', 'text', 'number', 'vector', 'boolean',
@@ -81,14 +82,18 @@ def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, st
     stream stops after ``count`` values), pose and colour entries (any count: ``count`` None)
     each through ``std::stod`` (``0"`` is 0).
     Text libsdformat cannot read either raises the strict reader's error."""
-    what = f'<{local_name(element)}>'
     try:
+        strict: tuple[float, ...] | None = numbers(text)
+    except ValueError:
+        strict = None
+    if strict is not None and (count is None or len(strict) == count):
+        return strict
+    what = f'<{local_name(element)}>'
+    values = (streamed_numbers(text, count) if streamed and count else
+              leading_numbers(text))  # decimal: hexadecimal entries stay refused
+    if values is None or (count is not None and len(values) != count):
+        # libsdformat refuses it too: the strict reader's error (floats raises it)
         return floats(text, ctx.file, element.sourceline, what, count)
-    except InvalidValueError:
-        values = (streamed_numbers(text, count) if streamed and count else
-                  leading_numbers(text))  # decimal: hexadecimal entries stay refused
-        if values is None or (count is not None and len(values) != count):
-            raise
     ctx.warnings.append(Diagnostic(
         f'{what} {text.strip()!r} has characters libsdformat reads past; read as '
         f'{" ".join(f"{v:g}" for v in values)}', ctx.file, element.sourceline, 'SDF_NUMBER'))

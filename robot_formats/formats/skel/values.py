@@ -15,7 +15,7 @@ from typing import Iterator
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
-from robot_formats.core.xmlsafe import floats, leading_numbers, local_name
+from robot_formats.core.xmlsafe import floats, leading_numbers, local_name, numbers
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, from_xyz_euler
 
 __all__ = ['Ctx', 'IDENTITY', 'child', 'children', 'index', 'tagged_children', 'require',
@@ -100,13 +100,24 @@ def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[fl
     """``count`` (any number if None) whitespace-separated finite floats; text after a number
     is read past as DART reads it (``std::stod``), with a warning."""
     text = element.text or ''
-    what = f'<{local_name(element)}>'
     try:
+        values: tuple[float, ...] | None = numbers(text)
+    except ValueError:
+        values = None
+    if values is not None and (count is None or len(values) == count):
+        return values
+    return _read_as_dart(ctx, element, text, count)
+
+
+def _read_as_dart(ctx: Ctx, element: etree._Element, text: str, count: int | None
+                  ) -> tuple[float, ...]:
+    """Text :func:`vector` does not read as ``count`` numbers: DART's ``std::stod`` reading
+    of it, with a warning, or the error that it is not numbers."""
+    what = f'<{local_name(element)}>'
+    values = leading_numbers(text, hexadecimal=True)
+    if values is None or (count is not None and len(values) != count):
+        # DART refuses it too: the strict reader's error (floats raises it)
         return floats(text, ctx.file, element.sourceline, what, count)
-    except InvalidValueError:
-        values = leading_numbers(text, hexadecimal=True)  # std::stod, as DART
-        if values is None or (count is not None and len(values) != count):
-            raise
     warn(ctx, f'{what} {text.strip()!r} has characters after a number; read as '
          f'{" ".join(f"{v:g}" for v in values)}, as DART reads it', element.sourceline,
          'SKEL_NUMBER')

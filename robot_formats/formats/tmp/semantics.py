@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
@@ -459,7 +459,8 @@ def robot_model(robot: ProblemRobot) -> Model:
     tree = robot.tree
     assert isinstance(tree, KinematicTree)  # problems read with their robots
     positions = {**tree.initial_positions, **robot.joint_positions}
-    links = [link for link in tree.links.values() if link.name != WORLD]
+    links = [link if link.name == name else replace(link, name=name)
+             for name, link in tree.links.items() if name != WORLD]
     joints = list(tree.joints.values())
     frames = list(tree.frames.values())
     if tree.root == WORLD:
@@ -487,7 +488,6 @@ def robot_base_link(tree: KinematicTree) -> str:
 def _reparent(joint: Joint, base: str) -> Joint:
     if joint.parent != WORLD:
         return joint
-    from dataclasses import replace
     return replace(joint, parent=base)
 
 
