@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -50,8 +50,9 @@ from robot_formats.runtime.description import Description, parse_positions
 from robot_formats.runtime.ros2_control import ControlOptions
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, StartupError, guarded,
-                                              joint_states_qos, positive, ranged, run_node)
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, StartupError,
+                                              declare_array, guarded, joint_states_qos,
+                                              positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
@@ -128,9 +129,8 @@ class DescriptionPublisher(Node):
             "The served description, as robot_state_publisher's parameter of that name: set it "
             '(URDF, or any format robot_formats reads) to load it; after a description_file '
             'load it holds what is published.'))
-        self.declare_parameter('xacro_args', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-            type=ParameterType.PARAMETER_STRING_ARRAY,
-            description="Arguments of a .xacro description_file: ['name:=value', ...]."))
+        declare_array(self, 'xacro_args', Parameter.Type.STRING_ARRAY, text(
+            "Arguments of a .xacro description_file: ['name:=value', ...]."))
         self.declare_parameter('world', '', text(
             'The world to load from an SDFormat description_file holding several (empty: the '
             'first, with a warning, as Gazebo loads it).'))
@@ -155,11 +155,8 @@ class DescriptionPublisher(Node):
             "every publisher, as robot_state_publisher) or 'reliable' (no loss from reliable "
             'publishers; best-effort publishers cannot connect); qos_overrides.<topic>.'
             'subscription.* parameters override its policies.'))
-        self.declare_parameter(
-            'initial_positions', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-                type=ParameterType.PARAMETER_STRING_ARRAY,
-                description="Overrides of the file's initial configuration: "
-                            "['joint=value', ...]."))
+        declare_array(self, 'initial_positions', Parameter.Type.STRING_ARRAY, text(
+            "Overrides of the file's initial configuration: ['joint=value', ...]."))
 
         self.declare_parameter('ros2_control', '', text(
             "Add a <ros2_control> block to the served description: 'mock' (mock_components/"
@@ -167,11 +164,8 @@ class DescriptionPublisher(Node):
         self.declare_parameter('ros2_control_interface', 'position', text(
             "Command interface of the <ros2_control> joints: 'position', 'velocity' or "
             "'effort'."))
-        self.declare_parameter(
-            'ros2_control_joints', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-                type=ParameterType.PARAMETER_STRING_ARRAY,
-                description='Joints of the <ros2_control> block, in order (default: every '
-                            'commandable joint).'))
+        declare_array(self, 'ros2_control_joints', Parameter.Type.STRING_ARRAY, text(
+            'Joints of the <ros2_control> block, in order (empty: every commandable joint).'))
         self.declare_parameter('controllers_file', '', text(
             "With ros2_control 'gazebo': the controllers file gz_ros2_control loads (the "
             '<parameters> of its plugin tag).'))

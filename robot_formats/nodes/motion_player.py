@@ -91,7 +91,8 @@ from robot_formats.formats.xmdi.playback import (MAX_PLAY_POINTS, MAX_PLAY_TIME,
                                                  TrajectoryPoint)
 from robot_formats.formats.xmdi.safety import MotionRejected, RobotJoints, check_play
 from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE, choice,
-                                              guarded, positive, ranged, run_node)
+                                              declare_array, guarded, positive, ranged,
+                                              run_node)
 from robot_formats.runtime.stream_timing import (StreamSamples, TickTiming, timing_thread_setup,
                                                  wait_until)
 
@@ -176,7 +177,7 @@ class MotionPlayer(Node):
         def text(description: str) -> ParameterDescriptor:
             return ParameterDescriptor(description=description, read_only=True)
 
-        self.declare_parameter('motion_files', Parameter.Type.STRING_ARRAY, text(
+        declare_array(self, 'motion_files', Parameter.Type.STRING_ARRAY, text(
             'XMDI files, or directories whose *.xmdi files are all loaded.'))
         self.declare_parameter('servo_map', '', text(
             'YAML servo -> joint mapping with scale and offset (empty: servos are joints).'))
@@ -187,8 +188,8 @@ class MotionPlayer(Node):
             'trajectory | action | stream | joint_states.'))
         self.declare_parameter('controller', 'joint_trajectory_controller', text(
             'Controller name: topics and action live under it.'))
-        self.declare_parameter('controller_joints', Parameter.Type.STRING_ARRAY, text(
-            "stream mode: the controller's joints in its order (default: the motion's joints)."))
+        declare_array(self, 'controller_joints', Parameter.Type.STRING_ARRAY, text(
+            "stream mode: the controller's joints in its order (empty: the motion's joints)."))
         self.declare_parameter('stream_rate', 100.0, ranged(text(
             'Hz of the stream and joint_states modes.'), *RATE_RANGE))
         self.declare_parameter('feedback_rate', 20.0,

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from control_msgs.msg import JointTrajectoryControllerState
-from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -40,7 +40,8 @@ from robot_formats.core.files import path_inside
 from robot_formats.formats.xmdi.mapping import ServoMapping
 from robot_formats.formats.xmdi.safety import RobotJoints
 from robot_formats.formats.xmdi.writer import write_xmdi
-from robot_formats.nodes.node_support import (LATCHED_QOS, StartupError, choice, guarded,
+from robot_formats.nodes.node_support import (LATCHED_QOS, StartupError, choice, declare_array,
+                                              guarded,
                                               joint_states_qos, positive, run_node)
 from robot_formats.runtime.recording import DEFAULT_TOLERANCE, MotionRecorder
 
@@ -65,8 +66,7 @@ class MotionRecorderNode(Node):
             self.mapping = ServoMapping.from_yaml(path) if path else ServoMapping.identity()
         except FormatError as err:
             raise StartupError(f'servo_map: {err}') from None
-        self.joints = tuple(self.get_parameter_or('joints', Parameter('joints', value=[])).value
-                            or ()) or None
+        self.joints = tuple(self.get_parameter('joints').value) or None
         #: the commandable joints of robot_description (mimic joints left out: the player
         #: cannot drive them), used when ``joints`` is not set
         self.description_joints: tuple[str, ...] | None = None
@@ -103,11 +103,10 @@ class MotionRecorderNode(Node):
             "joint_trajectory_controller's controller_state, its feedback)."))
         declare('controller', 'joint_trajectory_controller', text(
             "With source 'controller_state': the controller's name (namespace)."))
-        declare('joints', Parameter.Type.STRING_ARRAY, ParameterDescriptor(
-            type=ParameterType.PARAMETER_STRING_ARRAY, read_only=True,
-            description='Joints to record, in servo order (default: the commandable joints of '
-                        'robot_description when one was received, else every joint of the '
-                        'first message).'))
+        declare_array(self, 'joints', Parameter.Type.STRING_ARRAY, text(
+            'Joints to record, in servo order (empty: the commandable joints of '
+            'robot_description when one was received, else every joint of the first '
+            'message).'))
         declare('servo_map', '', text('Servo map YAML (as motion_player): joints are written as '
                                       'their servos, scale and offset inverted.'))
         declare('frame_period', 0.032, text('Seconds per XMDI frame (0.032: a Webots step).'))

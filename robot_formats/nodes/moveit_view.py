@@ -29,6 +29,7 @@ from robot_formats.core.errors import InvalidValueError
 from robot_formats.formats.tmp.problem import Problem
 from robot_formats.formats.tmp.problem import ProblemObject as CoreObject
 from robot_formats.formats.tmp.semantics import MAX_SAMPLES, ObjectState, grasp_set
+from robot_formats.nodes.node_support import declare_array
 from robot_formats.nodes.pose_messages import pose_msg
 from robot_formats.runtime.moveit_scene import (GripperMove, Hand, MoveItRobot, SceneDiff,
                                                 SceneEntry, Shape, gripper_move, hands_of,
@@ -61,10 +62,9 @@ def declare_parameters(node: Any) -> None:
         "The problem's robot MoveIt plans for: its joints are the scene's robot state, its "
         "links carry attached objects, its root link is the planning frame ('' = the first "
         'robot of the problem).'))
-    node.declare_parameter('touch_links', Parameter.Type.STRING_ARRAY, _read_only(
-        "Links an attached object may touch (bare link names); unset: the links of the hand "
-        "it is attached to, from the problem's AMmapping gripper joints.",
-        type=Parameter.Type.STRING_ARRAY.value))
+    declare_array(node, 'touch_links', Parameter.Type.STRING_ARRAY, _read_only(
+        "Links an attached object may touch (bare link names); empty: the links of the hand "
+        "it is attached to, from the problem's AMmapping gripper joints."))
     node.declare_parameter('grasp.samples', 16, _read_only(
         'Samples of each continuous grasp set in ~/plan_grasps (as get_grasps samples them).',
         integer_range=[IntegerRange(from_value=1, to_value=MAX_SAMPLES, step=1)]))
@@ -99,7 +99,7 @@ class MoveItSettings:
 def read_settings(node: Any) -> MoveItSettings:
     """The declared parameters, checked (InvalidValueError says which is wrong)."""
     value = lambda name: node.get_parameter(name).value  # noqa: E731
-    touch = node.get_parameter_or('touch_links', None).value  # unset: None
+    touch = tuple(node.get_parameter('touch_links').value) or None  # empty: the hand's
     posture_time = float(value('grasp.posture_time'))
     if not 0.0 <= posture_time < 2.0 ** 31:
         raise InvalidValueError(f'grasp.posture_time must be a duration of at least 0 s, '

@@ -14,6 +14,7 @@ answers with the error until a ``~/reload`` succeeds.
 from __future__ import annotations
 
 import argparse
+import copy
 import faulthandler
 import functools
 import inspect
@@ -34,14 +35,13 @@ from rclpy.time_source import USE_SIM_TIME_NAME
 from rclpy.type_description_service import START_TYPE_DESCRIPTION_SERVICE_PARAM
 from rclpy.utilities import remove_ros_args
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'ParameterListing', 'StartupError',
-           'choice', 'guarded', 'ignore_further_interrupts', 'joint_states_qos', 'node_usage',
-           'positive', 'StopRequest',
-           'STOP_POLL', 'ranged', 'run_node', 'RATE_RANGE',
-           'CAP_RANGE', 'PERIOD_RANGE']
+__all__ = ['CAP_RANGE', 'JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'PERIOD_RANGE',
+           'ParameterListing', 'RATE_RANGE', 'STOP_POLL', 'StartupError', 'StopRequest',
+           'choice', 'declare_array', 'guarded', 'ignore_further_interrupts', 'joint_states_qos',
+           'node_usage', 'positive', 'ranged', 'run_node']
 
 
 class StartupError(Exception):
@@ -71,6 +71,28 @@ def ranged(descriptor: ParameterDescriptor, low: float, high: float) -> Paramete
     enforced by rclpy)."""
     descriptor.floating_point_range = [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
     return descriptor
+
+
+def declare_array(node: Any, name: str, kind: Parameter.Type,
+                  descriptor: ParameterDescriptor) -> None:
+    """Declare the array parameter ``name`` of type ``kind`` (``Parameter.Type.STRING_ARRAY``,
+    ...) whose default is the empty array, on a node or a :class:`ParameterListing`.
+
+    rclpy takes a default's type from its value, and reads an empty list as a byte array; a
+    parameter declared with its type and no value instead is "uninitialized", and rclpy answers
+    any GetParameters request naming one with no values at all (``ros2 param dump`` prints
+    ``{}`` for the whole node). So the parameter is declared with its type, then given the
+    typed empty array unless an override set a value, and only then made read-only when
+    ``descriptor`` says so (a read-only parameter cannot be set after its declaration). No
+    set-parameter callback is registered yet when a node declares its parameters."""
+    writable = copy.deepcopy(descriptor)
+    writable.read_only = False
+    node.declare_parameter(name, kind, writable)
+    if node.get_parameter_or(name).type_ is Parameter.Type.NOT_SET:
+        node.set_parameters([Parameter(name, kind, [])])
+    if descriptor.read_only:
+        descriptor.type = kind.value
+        node.set_descriptor(name, descriptor)
 
 
 def choice(node: Node, name: str, options: tuple[str, ...]) -> str:
@@ -119,8 +141,8 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
     own command line: ``-h``/``--help`` prints the node's usage and parameters and returns 0
     without initialising rclpy (nothing is loaded, nothing goes on DDS); any other argument,
     and an unknown or malformed ROS argument, is refused with exit 2. Without it (e.g.
-    ``robot-formats record``, whose command line is the CLI's), the arguments are not looked
-    at."""
+    ``robot-formats record``, whose command line is :mod:`robot_formats.nodes.record`'s), the
+    arguments are not looked at."""
     if parameters is None and isinstance(make_node, type):
         parameters = getattr(make_node, '_declare_parameters', None)
     if parameters is not None:
@@ -191,9 +213,11 @@ def _summary(module: object) -> str:
 
 class ParameterListing:
     """Stands in for a node in its parameter-declaring methods (they call only
-    ``declare_parameter`` and ``has_parameter``) to list the parameters for ``--help`` without
-    building the node: nothing is loaded, nothing is created on DDS. Per-robot or per-joint
-    parameters are declared with a placeholder (``<robot>``, ``<joint>``) for the name."""
+    ``declare_parameter``, ``has_parameter`` and, through :func:`declare_array`,
+    ``get_parameter_or``, ``set_parameters`` and ``set_descriptor``) to list the parameters for
+    ``--help`` without building the node: nothing is loaded, nothing is created on DDS.
+    Per-robot or per-joint parameters are declared with a placeholder (``<robot>``,
+    ``<joint>``) for the name."""
 
     def __init__(self) -> None:
         #: name -> (type, default or None, descriptor), in declaration order
@@ -212,6 +236,24 @@ class ParameterListing:
 
     def has_parameter(self, name: str) -> bool:
         return name in self.declared
+
+    def get_parameter_or(self, name: str, alternative: Parameter | None = None) -> Parameter:
+        """The default, as rclpy's (``alternative``, or not set, for none)."""
+        kind, default, _ = self.declared[name]
+        if default is None:
+            return alternative if alternative is not None else Parameter(name)
+        return Parameter(name, kind, default)
+
+    def set_parameters(self, parameters: list[Parameter]) -> list[SetParametersResult]:
+        """The values become the defaults."""
+        for parameter in parameters:
+            _, _, descriptor = self.declared[parameter.name]
+            self.declared[parameter.name] = (parameter.type_, parameter.value, descriptor)
+        return [SetParametersResult(successful=True) for _ in parameters]
+
+    def set_descriptor(self, name: str, descriptor: ParameterDescriptor) -> None:
+        kind, default, _ = self.declared[name]
+        self.declared[name] = (kind, default, descriptor)
 
 
 #: rclpy's QoS override parameters (``QoSOverridingOptions``) as ``--help`` names them.

@@ -52,8 +52,9 @@ from robot_formats.runtime.mujoco_sim import (ModelBuilder, MujocoRobot, Simulat
 from robot_formats.runtime.ros2_control import (TrajectoryControllerConfig,
                                                 read_controllers_file)
 from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE,
-                                              ParameterListing, StartupError, choice, guarded,
-                                              positive, ranged, run_node)
+                                              ParameterListing, StartupError, choice,
+                                              declare_array, guarded, positive, ranged,
+                                              run_node)
 
 __all__ = ['SimController', 'main']
 
@@ -170,8 +171,8 @@ class SimController(Node):
             'Name (namespace) of the joint_trajectory_controller interfaces; empty: none.'))
         declare('forward_controller', 'forward_position_controller', text(
             'Name (namespace) of the forward_command_controller topic; empty: none.'))
-        declare('joints', Parameter.Type.STRING_ARRAY, text(
-            'Controlled joints, in command order; default: every independent 1-DoF joint.'))
+        declare_array(self, 'joints', Parameter.Type.STRING_ARRAY, text(
+            'Controlled joints, in command order; empty: every independent 1-DoF joint.'))
         declare('mode', 'servo', text("'servo' (MuJoCo position actuators) or 'kinematic' "
                                       '(positions written exactly)'))
         declare('update_rate', 100.0, ranged(text('Controller update rate, Hz.'), *RATE_RANGE))
@@ -292,7 +293,7 @@ class SimController(Node):
                 self._refused(outcome)
 
     def _install(self, robot: MujocoRobot) -> None:
-        joints = list(self.get_parameter_or('joints', Parameter('joints', value=[])).value
+        joints = list(self.get_parameter('joints').value
                       or (self.config.joints if self.config else robot.joint_names))
         unknown = [j for j in joints if j not in robot.index]
         if unknown or len(set(joints)) != len(joints):

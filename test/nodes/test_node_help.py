@@ -10,6 +10,9 @@
   with the type, description, read-only flag and range ``ros2 param describe`` shows and the
   default the node holds where the run does not set it; per-robot and per-joint parameters
   are listed with a placeholder (``robots.<robot>.publish_tf``).
+* ``ros2 param dump`` prints every parameter ``ros2 param list`` shows, with its value (rclpy
+  answers a request naming a parameter declared without a value with nothing at all, so a
+  node has none: an array without a value defaults to the empty array of its type).
 * Arguments that are neither the node's (``--help``) nor ROS's are refused with exit 2.
 """
 
@@ -160,18 +163,32 @@ def ros2_param(verb: str, node: str, *names: str, env: dict[str, str]) -> str:
 
 
 def parameter_values(side: RosSide, node: str, names: list[str]) -> dict[str, object]:
-    """Each parameter's value (None: declared without one), asked one by one as ``ros2 param
-    get`` does: rclpy answers a GetParameters request naming a parameter without a value with
-    no values at all, which is why ``ros2 param dump`` prints nothing for these nodes."""
+    """Each parameter's value, in one GetParameters request (as ``ros2 param dump`` asks)."""
     client = AsyncParameterClient(side.node, f'/{node}')
     assert client.wait_for_services(timeout_sec=TIMEOUT), f'/{node} parameter services'
-    values: dict[str, object] = {}
-    for name in names:
-        future = client.get_parameters([name])
-        side.spin_until(future.done, what=f'the value of {name}')
-        answered = future.result().values
-        values[name] = parameter_value_to_python(answered[0]) if answered else None
-    return values
+    future = client.get_parameters(names)
+    side.spin_until(future.done, what=f'the values of /{node}')
+    answered = future.result().values
+    assert len(answered) == len(names), f'/{node} answered {len(answered)} of {len(names)} ' \
+                                        'values: a parameter without a value?'
+    return {name: parameter_value_to_python(value) for name, value in zip(names, answered)}
+
+
+def dumped(text: str, node: str) -> dict[str, object]:
+    """``ros2 param dump /NODE`` output: full parameter name -> value."""
+    document = yaml.safe_load(text)
+    assert isinstance(document, dict) and list(document) == [f'/{node}'], text
+    out: dict[str, object] = {}
+
+    def walk(prefix: str, values: dict) -> None:
+        for key, value in values.items():
+            if isinstance(value, dict):
+                walk(f'{prefix}{key}.', value)
+            else:
+                out[f'{prefix}{key}'] = value
+
+    walk('', document[f'/{node}']['ros__parameters'])
+    return out
 
 
 def described(text: str) -> dict[str, dict[str, str]]:
@@ -274,6 +291,8 @@ def test_help_lists_what_the_running_node_declares(node: str, launcher, tmp_path
 
     description_of = described(ros2_param('describe', node, *listed, env=env))
     values_now = parameter_values(side, node, listed)
+    assert dumped(ros2_param('dump', node, env=env), node) == values_now, \
+        f'ros2 param dump /{node} differs from the values of ros2 param list\'s names'
     for name, (entry, values) in instances.items():
         if entry == QOS_OVERRIDES:
             check_qos_override(name, description_of[name])
