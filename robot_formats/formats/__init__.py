@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Mapping
 
 from lxml import etree
 
-from robot_formats.core.errors import (Diagnostic, UnknownFormatError, UnsupportedError, XacroError,
+from robot_formats.core.errors import (Diagnostic, UnknownFormatError, UnsupportedError,
                                        XmlSyntaxError)
 from robot_formats.formats.spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
 from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.limits import LoadBudget
 from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
 
 if TYPE_CHECKING:
@@ -146,33 +147,41 @@ def _detect(path: Path, suffix: str, root: etree._Element, warnings: list[Diagno
 
 
 def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
-         world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
+         world: str | None = None, sdf_config: ResolverConfig | None = None,
+         budget: LoadBudget | None = None) -> LoadResult:
     """Read any supported robot, scene or problem file; a ``.xacro`` file is expanded first
     (with ``xacro_args`` as its ``name:=value`` arguments), as ROS users run xacro. ``world``
     names the world to load from an SDFormat document holding several; ``sdf_config`` says
     how SDFormat includes are found (default: the model paths of the environment).
+    ``budget``: what the load may read or copy (docs/limits.md); a load nested in another
+    (a problem's robot file, an included URDF) shares its budget, a load of its own has a new
+    one.
 
     Raises:
         FormatError: (a subclass of it) for every problem, with file, line and a sentence.
     """
     if not isinstance(path, Path):  # (Path(path) of a Path parses it again)
         path = Path(path)
-    warnings: list[Diagnostic] = []
-    xacro, suffix = _suffixes(path.name)
-    data = expand_xacro(path, xacro_args) if xacro else read_bytes(path)
-    root = _parse(path, warnings, data)
-    return _read_scene(path, root, warnings, _context(world, sdf_config), suffix, data)
+    budget = LoadBudget() if budget is None else budget
+    budget.enter(path)
+    try:
+        warnings: list[Diagnostic] = []
+        xacro, suffix = _suffixes(path.name)
+        data = expand_xacro(path, xacro_args) if xacro else read_bytes(path)
+        budget.charge(len(data), path)
+        root = _parse(path, warnings, data)
+        return _read_scene(path, root, warnings, _context(world, sdf_config, budget), suffix,
+                           data)
+    finally:
+        budget.leave()
 
 
-def _context(world: str | None, sdf_config: ResolverConfig | None) -> LoadContext:
-    """The context of one load: nested files are loaded with the same include settings."""
-    if world is None and sdf_config is None:
-        return _DEFAULT_CONTEXT
-    return LoadContext(world, sdf_config, functools.partial(load, sdf_config=sdf_config))
-
-
-#: The context of a load with the default settings (immutable, so shared by those loads).
-_DEFAULT_CONTEXT = LoadContext(None, None, functools.partial(load, sdf_config=None))
+def _context(world: str | None, sdf_config: ResolverConfig | None, budget: LoadBudget
+             ) -> LoadContext:
+    """The context of one load: nested files are loaded with the same include settings and
+    charged to the same budget."""
+    return LoadContext(world, sdf_config, functools.partial(load, sdf_config=sdf_config,
+                                                            budget=budget), budget)
 
 
 def load_text(text: str, source: str = '<robot_description>', *,
@@ -188,7 +197,7 @@ def load_text(text: str, source: str = '<robot_description>', *,
     warnings: list[Diagnostic] = []
     data = text.encode('utf-8')
     root = _parse(path, warnings, data)
-    return _read_scene(path, root, warnings, _context(world, sdf_config),
+    return _read_scene(path, root, warnings, _context(world, sdf_config, LoadBudget()),
                        _suffixes(path.name)[1], data)
 
 
@@ -199,21 +208,15 @@ def is_xacro(path: Path) -> bool:
 def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> bytes:
     """The document a ``.xacro`` file expands to, by the xacro package ROS uses: the text
     ``xacro FILE name:=value ...`` prints (UTF-8), which is what a launch file's
-    ``Command(['xacro ', FILE])`` hands robot_state_publisher.
+    ``Command(['xacro ', FILE])`` hands robot_state_publisher. xacro runs in a process of its
+    own with a time, memory and size budget (:mod:`robot_formats.formats.xacro_expansion`).
 
     Raises:
-        FormatError: the file cannot be read or xacro refuses it (the sentence is xacro's).
+        FormatError: the file cannot be read, xacro refuses it (the sentence is xacro's), or
+            the expansion goes beyond its budget (LimitError).
     """
-    try:
-        import xacro
-    except ImportError as err:
-        raise UnsupportedError('xacro files need the xacro package (pip install xacro, or the '
-                               'ROS package xacro)', str(path)) from err
-    try:
-        document = xacro.process_file(str(path), mappings=dict(arguments or {}))
-        return document.toprettyxml(indent='  ').encode('utf-8')  # as xacro's command line
-    except Exception as err:  # noqa: BLE001 - xacro raises many kinds; all are the file's
-        raise XacroError(f'xacro could not expand the file: {err}', str(path)) from err
+    from robot_formats.formats.xacro_expansion import expand_xacro as expand
+    return expand(path, arguments)
 
 
 def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
@@ -240,9 +243,13 @@ def read_document(path: str | Path, *, world: str | None = None,
         path = Path(path)
     warnings: list[Diagnostic] = []
     xacro, suffix = _suffixes(path.name)
-    root = _parse(path, warnings, expand_xacro(path) if xacro else None)
+    budget = LoadBudget()
+    budget.enter(path)
+    data = expand_xacro(path) if xacro else read_bytes(path)
+    budget.charge(len(data), path)
+    root = _parse(path, warnings, data)
     spec = _detect(path, suffix, root, warnings)
-    document = spec.reader(path, root, warnings, _context(world, sdf_config))
+    document = spec.reader(path, root, warnings, _context(world, sdf_config, budget))
     tree = KinematicTree(document) if spec.document == 'scene' else None
     irregular, notes = _split_notes(warnings)
     return DocumentResult(document, spec.name, spec.document, str(path), irregular, tree, notes)

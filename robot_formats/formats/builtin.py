@@ -36,7 +36,7 @@ SKEL = FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world 
 def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
     from robot_formats.formats.hrdf.reader import parse_hrdf_element
-    return parse_hrdf_element(root, str(path), warnings)
+    return parse_hrdf_element(root, str(path), warnings, budget=context.budget)
 
 
 #: Elements only HRDF has directly under its root (URDF shares <link> and <joint>).
@@ -95,7 +95,7 @@ def _read_sdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
               context: LoadContext) -> Scene:
     from robot_formats.formats.sdformat import parse_sdf_element
     return parse_sdf_element(root, str(path), warnings, context.sdf_config, world=context.world,
-                             load_nested=context.load_nested)
+                             load_nested=context.load_nested, budget=context.budget)
 
 
 def _recover_sdf(data: bytes, path: Path, warnings: list[Diagnostic]) -> etree._Element | None:

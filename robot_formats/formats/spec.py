@@ -24,6 +24,7 @@ from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import Scene
 
 if TYPE_CHECKING:  # the SDFormat package is imported only when an SDFormat file is read
+    from robot_formats.core.limits import LoadBudget
     from robot_formats.formats.sdformat.uri import ResolverConfig
 
 __all__ = ['FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader']
@@ -41,6 +42,9 @@ class LoadContext:
     sdf_config: ResolverConfig | None = None
     #: Loads a nested file of any format with the same settings (the registry's ``load``).
     load_nested: Callable[[Path], LoadResult] | None = None
+    #: What the load may still read or copy, shared with the loads it nests: a reader charges
+    #: every document it includes (None: the reader was called outside a load; no budget).
+    budget: LoadBudget | None = None
 
 
 #: Reads a document: (path, parsed root element, warnings sink, context) -> scene.

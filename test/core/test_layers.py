@@ -209,10 +209,6 @@ FORMAT_INTERFACES = {
     ('xmdi', 'robot_formats.formats.urdf.reader'):
         "a motion is checked against the robot it plays on, which a node receives as URDF "
         "text (robot_description): RobotJoints.from_urdf_text reads it with the URDF reader",
-    ('sdformat', 'robot_formats.formats.urdf.reader'):
-        "a mesh's URI is written as URDF's <mesh filename> takes it (mesh_uri)",
-    ('skel', 'robot_formats.formats.urdf.reader'):
-        "a mesh's URI is written as URDF's <mesh filename> takes it (mesh_uri)",
 }
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from lxml import etree
 
-from robot_formats.core.errors import (CycleError, Diagnostic, FileAccessError, SchemaError,
-                                       UnsupportedError)
-from robot_formats.core.xmlsafe import local_name, read_xml
+from robot_formats.core.errors import (CycleError, Diagnostic, FileAccessError, LimitError,
+                                       SchemaError, UnsupportedError)
+from robot_formats.core.limits import MAX_INCLUDE_DEPTH, LoadBudget
+from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_bytes
 from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
 from robot_formats.formats.hrdf.versions import SUPPORTED, Version, parse_version
 
@@ -74,10 +75,12 @@ class _Context:
     warnings: list[Diagnostic]
     stack: list[Path] = field(default_factory=list)   # include chain, for cycles
     root_file: str | None = None                       # resolved on the first include only
-    #: (including file, path text) -> (resolved target, parsed root): a part included several
-    #: times (a hexapod's six legs) is resolved and parsed once per document.
-    parsed: dict[tuple[str | None, str], tuple[Path, etree._Element | None]] = field(
+    #: (including file, path text) -> (resolved target, parsed root, its size in bytes): a part
+    #: included several times (a hexapod's six legs) is resolved and parsed once per document.
+    parsed: dict[tuple[str | None, str], tuple[Path, etree._Element | None, int]] = field(
         default_factory=dict)
+    #: what the load may still read or copy: each include is charged every time it is expanded
+    budget: LoadBudget = field(default_factory=LoadBudget)
     #: formula text -> its value and quirks, for every element of the document (see
     #: :class:`~.values.Attrs`): the same few formulas (``pi``, a link's extension) recur
     formulas: dict = field(default_factory=dict)
@@ -94,9 +97,10 @@ def root_version(root: etree._Element, file: str | None) -> tuple[Version, bool]
     return parsed
 
 
-def read_document(root: etree._Element, file: str | None, warnings: list[Diagnostic]
-                  ) -> tuple[Attrs, list[Node]]:
-    """The root's attributes and its chain of nodes, includes expanded in place."""
+def read_document(root: etree._Element, file: str | None, warnings: list[Diagnostic],
+                  budget: LoadBudget | None = None) -> tuple[Attrs, list[Node]]:
+    """The root's attributes and its chain of nodes, includes expanded in place (each charged
+    to ``budget``, the load's; default: a budget of its own)."""
     version, beyond = root_version(root, file)
     if beyond:
         warnings.append(Diagnostic(
@@ -107,7 +111,7 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
         warnings.append(Diagnostic(f'the root element is <{local_name(root)}>, not <robot>; '
                                    'read as HRDF as HEBI does', file, root.sourceline,
                                    'HRDF_ROOT_NAME'))
-    ctx = _Context(warnings, root_file=file)
+    ctx = _Context(warnings, root_file=file, budget=budget or LoadBudget())
     attrs = _checked_attrs(root, 'robot', file, version, ctx)
     return attrs, _chain(ctx, root, file, version)
 
@@ -271,18 +275,23 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
         ctx.stack.append(Path(ctx.root_file).resolve())
     key = (file, text)
     if key not in ctx.parsed:
-        ctx.parsed[key] = (resolve_relative(text, file), None)
-    target, root = ctx.parsed[key]
+        ctx.parsed[key] = (resolve_relative(text, file), None, 0)
+    target, root, size = ctx.parsed[key]
     if target in ctx.stack:
         chain = ' -> '.join(p.name for p in [*ctx.stack[ctx.stack.index(target):], target])
         raise CycleError(f'<include path={text!r}> forms an include cycle ({chain})', file,
                          element.sourceline, code='HRDF_INCLUDE_CYCLE')
+    if len(ctx.stack) > MAX_INCLUDE_DEPTH:
+        raise LimitError(f'<include path={text!r}>: includes nest more than {MAX_INCLUDE_DEPTH} '
+                         'files deep, the limit', file, element.sourceline)
     if root is None:
         if not is_file(target):
             raise FileAccessError(f'<include path={text!r}>: no such file ({target})', file,
                                   element.sourceline)
-        root = read_xml(target, ctx.warnings)
-        ctx.parsed[key] = (target, root)
+        data = read_bytes(target)
+        root, size = parse_xml_bytes(data, target, ctx.warnings), len(data)
+        ctx.parsed[key] = (target, root, size)
+    ctx.budget.charge(size, file, element.sourceline)  # every expansion, as it costs
     child_version, _ = root_version(root, str(target))
     if child_version != version:
         ctx.warnings.append(Diagnostic(

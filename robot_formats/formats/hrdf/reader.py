@@ -14,6 +14,7 @@ from pathlib import Path
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic
+from robot_formats.core.limits import LoadBudget
 from robot_formats.core.model import Scene
 from robot_formats.core.xmlsafe import read_xml
 from robot_formats.formats.hrdf.builder import ROOT_LINK, build_model, implicit_end_effector
@@ -37,9 +38,11 @@ def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, 
 
 
 def parse_hrdf_element(root: etree._Element, file: str | None,
-                       warnings: list[Diagnostic], *, root_link: str = ROOT_LINK) -> Scene:
-    """Build the scene of an already parsed HRDF document."""
-    root_attrs, nodes = read_document(root, file, warnings)
+                       warnings: list[Diagnostic], *, root_link: str = ROOT_LINK,
+                       budget: LoadBudget | None = None) -> Scene:
+    """Build the scene of an already parsed HRDF document (its includes charged to
+    ``budget``, the load's; default: a budget of its own)."""
+    root_attrs, nodes = read_document(root, file, warnings, budget)
     if root_attrs.version.implicit_end_effector:
         nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
     name = root.get('description') or (Path(file).stem if file else 'hrdf_robot')

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Callable
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic
+from robot_formats.core.limits import LoadBudget
 from robot_formats.core.model import Scene
 from robot_formats.core.xmlsafe import read_xml
 from robot_formats.formats.sdformat.interface import (InterfaceFrame, InterfaceLink, InterfaceModel,
@@ -31,13 +32,15 @@ NestedLoader = Callable[[Path], 'LoadResult']
 
 def parse_sdf_element(root: etree._Element, file: str | None, warnings: list[Diagnostic],
                       config: ResolverConfig | None = None, world: str | None = None,
-                      load_nested: NestedLoader | None = None) -> Scene:
+                      load_nested: NestedLoader | None = None,
+                      budget: LoadBudget | None = None) -> Scene:
     """The composed scene of an ``<sdf>`` document (includes expanded, frames resolved);
     ``config``: how includes are found (default: the environment's model paths); ``world``: the
     world to read from a document holding several (default: the first); ``load_nested``: how
-    to load an included URDF, SKEL or HRDF model (without it such includes are refused).
+    to load an included URDF, SKEL or HRDF model (without it such includes are refused);
+    ``budget``: what the includes may read or copy (default: a budget of its own).
     ``robot_formats.load`` passes all of them."""
-    document = SdfLoader(warnings, config, load_nested).document(root, file, world)
+    document = SdfLoader(warnings, config, load_nested, budget).document(root, file, world)
     return to_scene(document, warnings)
 
 

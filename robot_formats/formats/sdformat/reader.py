@@ -24,12 +24,13 @@ from lxml import etree
 from robot_formats.core.errors import (Diagnostic, DuplicateNameError, FormatError,
                                        InvalidValueError, ReferenceError, SchemaError,
                                        StructureError, UnsupportedError)
+from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Ellipsoid, Inertial, JointType, Limits, Material, Mesh,
                                       Plane, Sphere, Visual)
 from robot_formats.core.transforms import matrix_to_pose
-from robot_formats.formats.urdf.reader import mesh_uri
-from robot_formats.core.xmlsafe import read_xml
+from robot_formats.core.limits import LoadBudget
+from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
 from robot_formats.formats.sdformat import interface
 from robot_formats.formats.sdformat.dom import IDENTITY as IDENTITY_MATRIX
 from robot_formats.formats.sdformat.dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint,
@@ -63,9 +64,13 @@ class SdfLoader:
     """Reads SDFormat documents and everything they include (one instance per load)."""
 
     def __init__(self, warnings: list[Diagnostic], config: ResolverConfig | None = None,
-                 load_nested: Callable[[Path], LoadResult] | None = None) -> None:
+                 load_nested: Callable[[Path], LoadResult] | None = None,
+                 budget: LoadBudget | None = None) -> None:
         self.warnings = warnings
         self.config = config or ResolverConfig()
+        #: what the load may still read or copy: every include is charged, a copy of an
+        #: included file as much as reading it (with everything it includes) again
+        self.budget = budget if budget is not None else LoadBudget()
         #: loads an included file of another format (URDF, SKEL, HRDF): the registry's load,
         #: handed down by it (None: such includes are refused)
         self.load_nested = load_nested
@@ -477,6 +482,8 @@ class SdfLoader:
         first = parsed is None
         if parsed is None:
             parsed = self._parsed[key] = self._read_included(ctx, path, key, include)
+        else:  # a copy costs what reading the file and its includes again would
+            self.budget.charge(parsed.size, ctx.file, include.sourceline, parsed.documents)
         if self._subtrees:
             self._subtrees[-1].add(parsed)
         if parsed.empty:
@@ -506,8 +513,13 @@ class SdfLoader:
 
     def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element,
                        root: etree._Element | None = None) -> _Parsed:
-        """Read an included SDFormat file (its XML ``root`` when already parsed)."""
-        root = read_xml(path, self.warnings, ('sdf',)) if root is None else root
+        """Read an included SDFormat file (its XML ``root`` when already parsed), charged to
+        the load's budget with everything it includes."""
+        documents, size = self.budget.documents, self.budget.bytes
+        if root is None:
+            data = read_bytes(path)
+            self.budget.charge(len(data), ctx.file, include.sourceline)
+            root = parse_xml_bytes(data, path, self.warnings, ('sdf',))
         self.stack.append(key)
         below = _Parsed(None, frozenset(), 0)
         self._subtrees.append(below)
@@ -520,7 +532,10 @@ class SdfLoader:
         finally:
             self.stack.pop()
             self._subtrees.pop()
-        return _Parsed(model, below.files | {key}, below.depth + 1, root)
+        parsed = _Parsed(model, below.files | {key}, below.depth + 1, root)
+        parsed.documents = self.budget.documents - documents
+        parsed.size = self.budget.bytes - size
+        return parsed
 
     def _included_other(self, ctx: Ctx, path: Path, uri: str, override: _IncludeOverrides,
                         parent_name: str, include: etree._Element) -> SdfModel:
@@ -560,15 +575,17 @@ class SdfLoader:
 class _Parsed:
     """An included file as read in this load: its XML, its model (the template copies are made
     from; None until a second include needs one), whether it has no model (a light or actor),
-    every file it includes, directly or not (cycle check on reuse), and how many include levels
-    it spans (depth check on reuse)."""
+    every file it includes, directly or not (cycle check on reuse), how many include levels
+    it spans (depth check on reuse), and how many documents and bytes reading it took, its
+    includes included (what a copy is charged)."""
 
-    __slots__ = ('model', 'files', 'depth', 'root', 'empty')
+    __slots__ = ('model', 'files', 'depth', 'root', 'empty', 'documents', 'size')
 
     def __init__(self, model: SdfModel | None, files: frozenset[str], depth: int,
                  root: etree._Element | None = None) -> None:
         self.model, self.files, self.depth, self.root = model, files, depth, root
         self.empty = model is None
+        self.documents, self.size = 1, 0
 
     def add(self, other: _Parsed) -> None:
         self.files = self.files | other.files

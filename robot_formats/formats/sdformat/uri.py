@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Iterator
 
 from robot_formats.core.errors import FormatError, ReferenceError, UnsupportedError
+from robot_formats.core.limits import MAX_INCLUDE_DEPTH
+from robot_formats.core.meshes import inside_root
 from robot_formats.core.xmlsafe import read_xml
 
 __all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file']
@@ -50,7 +52,7 @@ class ResolverConfig:
     package_paths: list[Path] = field(default_factory=list)  #: searched like ROS_PACKAGE_PATH
     fuel_cache_paths: list[Path] = field(default_factory=list)  #: searched before the default
     use_environment: bool = True
-    max_depth: int = 64   #: include nesting allowed before the document is refused
+    max_depth: int = MAX_INCLUDE_DEPTH   #: include nesting allowed before the document is refused
     #: Custom model parsers (the proposal's interface API, libsdformat's
     #: ``ParserConfig::RegisterCustomModelParser``), in registration order.
     custom_parsers: list = field(default_factory=list)
@@ -136,23 +138,33 @@ def _candidates(uri: str, scheme: str, rest: str, base: Path, config: ResolverCo
     """Where an include URI of a local ``scheme`` may be, in the order they are tried, each
     worked out when the ones before it are not there: a relative file next to the including
     one, then (the including file in a model directory) next to that directory, then under
-    each model search path; a ``package://`` URI in its package."""
+    each model search path; a ``package://`` URI in its package, a ``model://`` URI in a model
+    directory of the search paths, neither leaving that directory (``..`` beyond it is
+    refused: :func:`~robot_formats.core.meshes.inside_root`)."""
+    if scheme in ('package', 'model'):
+        name, _, inner = rest.partition('/')
+        if name in ('', '.', '..') or inside_root(Path(), inner) is None:
+            raise ReferenceError(f'include {uri!r}: the path leaves the directory of '
+                                 f'{scheme} {name!r} (a {scheme}:// URI names a file inside '
+                                 'it)', including_file, line, code='URI_LOOKUP')
     if scheme == 'package':
-        package, _, inner = rest.partition('/')
-        root = config.package(package)
+        root = config.package(name)
         if root is None:
-            raise ReferenceError(f'include {uri!r}: package {package!r} is not in the package '
+            raise ReferenceError(f'include {uri!r}: package {name!r} is not in the package '
                                  'map, the ament index or ROS_PACKAGE_PATH', including_file,
                                  line, code='URI_LOOKUP')
-        yield root / inner
+        yield inside_root(root, inner)  # type: ignore[misc]
         return
-    if scheme != 'model':
-        if Path(rest).is_absolute():
-            yield Path(rest)
-            return
-        yield base / rest
-        if (base / 'model.config').is_file():  # a model directory: its siblings too
-            yield base.parent / rest
+    if scheme == 'model':
+        for path in config.search_paths():
+            yield inside_root(path / name, inner)  # type: ignore[misc]
+        return
+    if Path(rest).is_absolute():  # a plain path or file://, as libsdformat reads them
+        yield Path(rest)
+        return
+    yield base / rest
+    if (base / 'model.config').is_file():  # a model directory: its siblings too
+        yield base.parent / rest
     for path in config.search_paths():
         yield path / rest
 
@@ -178,8 +190,9 @@ def _fuel_model(uri: str, rest: str, config: ResolverConfig, including_file: str
             if chosen is None or not chosen.is_dir():
                 continue
             if match['file']:
-                if (chosen / match['file']).is_file():
-                    return chosen / match['file']
+                inside = inside_root(chosen, match['file'])
+                if inside is not None and inside.is_file():
+                    return inside
                 continue
             return model_directory_file(chosen, uri, including_file, line)
     raise ReferenceError(f'include {uri!r}: the model is not in the local Fuel cache (looked in '

@@ -28,9 +28,9 @@ from lxml import etree
 
 from robot_formats.core import meshes
 from robot_formats.core.errors import InvalidValueError, SchemaError
+from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh,
                                       Plane, Pose, SoftBody, Sphere, Vec3, vec3)
-from robot_formats.formats.urdf.reader import mesh_uri
 from robot_formats.core.xmlsafe import local_name
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, translation
 from robot_formats.formats.skel.values import (Ctx, child, children, number, require,

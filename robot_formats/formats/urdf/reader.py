@@ -27,11 +27,11 @@ import re
 from dataclasses import replace
 from typing import NoReturn
 from pathlib import Path
-from urllib.parse import urlparse
 
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
+from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
@@ -39,7 +39,7 @@ from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinde
 from robot_formats.core.xmlsafe import (attr_float, floats, local_name, parse_xml_bytes, read_xml,
                                        required_attr)
 
-__all__ = ['read_urdf', 'parse_urdf_element', 'mesh_uri', 'extension_lines', 'SUPPORTED_VERSIONS']
+__all__ = ['read_urdf', 'parse_urdf_element', 'extension_lines', 'SUPPORTED_VERSIONS']
 
 _JOINT_TYPES = {
     'fixed': JointType.FIXED, 'revolute': JointType.REVOLUTE,
@@ -83,16 +83,6 @@ def extension_lines(data: bytes, tag: str, file: str | None = None) -> tuple[int
     """
     root = parse_xml_bytes(data, file, [], ('robot',))
     return tuple(child.sourceline or 0 for child in root.iterchildren(tag))
-
-
-def mesh_uri(filename: str, base_dir: Path | None) -> str:
-    """A URI rviz can open: relative and plain absolute paths become ``file://`` URIs."""
-    if urlparse(filename).scheme:
-        return filename
-    path = Path(filename)
-    if not path.is_absolute() and base_dir is not None:
-        path = (base_dir / path).resolve()
-    return path.as_uri() if path.is_absolute() else filename
 
 
 def _urdf_name(element: etree._Element) -> str | None:
