@@ -8,6 +8,8 @@ run on this machine and are left out by package name, never by guesswork.
 * ``ros2 launch robot_formats ...`` and ``ros2 run robot_formats ...`` start in the background
   on a private loopback domain (``rviz:=false`` added: rviz2 needs Qt); their nodes must appear
   on the graph, and Ctrl-C (SIGINT) must end them with exit code 0.
+* ``ros2 run robot_formats NODE --help`` is a command, not a node to start: it must exit 0 by
+  itself, starting nothing, and print the node's parameters.
 * ``ros2 service call``, ``ros2 action send_goal`` and ``ros2 param set`` run against the launch
   file that serves them and must succeed (exit 0, no ``success=False``). A call that only
   succeeds after another one (``/motion_recorder/stop`` needs a recording started by
@@ -31,6 +33,7 @@ from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 
 from .harness import ROOT, TIMEOUT, NodeProcess, RosSide, subprocess_env
+from .test_node_help import help_entries, run_node_command
 
 PAGES = [ROOT / 'README.md', *sorted((ROOT / 'docs').glob('*.md'))]
 #: Placeholders of the pages -> the bundled file each stands for here.
@@ -87,8 +90,16 @@ def documented_ros2_commands() -> list[tuple[str, tuple[str, ...], tuple[str, ..
     return [(page, args, launch) for args, (page, launch) in found.items()]
 
 
+def is_help(args: tuple[str, ...]) -> bool:
+    """``run robot_formats NODE --help`` (or ``-h``): the node's own arguments, before
+    ``--ros-args``, ask for its help."""
+    own = args[3:args.index('--ros-args')] if '--ros-args' in args else args[3:]
+    return args[0] == 'run' and bool({'-h', '--help'} & set(own))
+
+
 COMMANDS = documented_ros2_commands()
-STARTS = [c[:2] for c in COMMANDS if c[1][0] in STARTERS]
+HELPS = [c[:2] for c in COMMANDS if is_help(c[1])]
+STARTS = [c[:2] for c in COMMANDS if c[1][0] in STARTERS and not is_help(c[1])]
 ASKS = [c for c in COMMANDS if c[1][0] in QUERIES]
 
 
@@ -146,6 +157,20 @@ def test_documented_start_command(page, command, launcher) -> None:
     assert code == 0, f'{page}: ros2 {" ".join(command)} exited {code} on SIGINT; ' + \
         process.describe()
     assert 'process has died' not in process.log(), process.describe()
+
+
+@pytest.mark.parametrize('page, command', HELPS, ids=lambda v: ' '.join(v)
+                         if isinstance(v, tuple) else v)
+def test_documented_help_command(page, command, tmp_path) -> None:
+    """Run as written, where rclpy cannot even initialise (so nothing starts): exit 0, the
+    node's usage, and its parameters and rclpy's, each with a description."""
+    run = run_node_command(command[2], *command[3:], tmp_path=tmp_path, timeout=TIMEOUT)
+    assert run.returncode == 0, f'{page}: ros2 {" ".join(command)}: exit {run.returncode}\n' \
+                                f'{run.stdout}{run.stderr}'
+    assert run.stdout.startswith(f'usage: ros2 run robot_formats {command[2]} '), run.stdout
+    own, rclpys = help_entries(run.stdout)
+    assert own and 'use_sim_time' in rclpys, run.stdout
+    assert all(description for _, description in own.values()), run.stdout
 
 
 def server_for(command: tuple[str, ...], page_launch: tuple[str, ...]) -> list[str]:
