@@ -234,21 +234,21 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _print_tree(tree: KinematicTree) -> None:
+    """Each frame under its parent, depth first (with a stack: a chain of 10,000 links is as
+    deep as it is long, beyond Python's recursion limit)."""
     children: dict[str, list[str]] = {}
     for name in tree.order:
         children.setdefault(tree.edges[name].parent, []).append(name)
-
-    def walk(name: str, depth: int) -> None:
+    stack = [(tree.root, 0)]
+    while stack:
+        name, depth = stack.pop()
         edge = tree.edges.get(name)
         how = ''
         if edge is not None:
             how = f'  [{edge.joint.type.value} joint {edge.joint.name}]' if edge.joint else (
                 f'  [{edge.kind}]')
         print(f'    {"  " * depth}{name}{how}')
-        for child in children.get(name, ()):
-            walk(child, depth + 1)
-
-    walk(tree.root, 0)
+        stack.extend((child, depth + 1) for child in reversed(children.get(name, ())))
 
 
 def frames_document(result_format: str, tree: KinematicTree, q: np.ndarray) -> dict:

@@ -123,14 +123,17 @@ class ProblemCollector:
 
     def __init__(self) -> None:
         self.errors: list[FormatError] = []
+        self._seen: set[tuple[str | None, int | None, str]] = set()
 
     def check(self, function, *args) -> None:
         try:
             function(*args)
         except FormatError as err:
-            seen = {(e.file, e.line, e.message) for e in self.errors}
-            self.errors.extend(e for e in err.problems()  # one cause reached twice: once
-                               if (e.file, e.line, e.message) not in seen)
+            for problem in err.problems():  # one cause reached twice: once
+                key = (problem.file, problem.line, problem.message)
+                if key not in self._seen:
+                    self._seen.add(key)
+                    self.errors.append(problem)
 
     def raise_any(self) -> None:
         if self.errors:

@@ -116,68 +116,90 @@ class _Scope:
     # --- attached_to ----------------------------------------------------------------------
     def link_of(self, name: str, stack: tuple[str, ...] = ()) -> str:
         """The link the frame ``name`` is attached to (scoped within this scope; ``world`` or
-        a static model's frame where the chain ends there)."""
-        cached = self._attached.get(name)
-        if cached is not None:
-            return cached
-        kind = self.kinds.get(name)
-        ref = (kind, name) if kind is not None else self.reference(name)
-        if ref is None:
-            raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r} to be '
-                                 'attached to', self.file, self.line,
-                                 code='FRAME_ATTACHED_TO_INVALID')
-        kind = ref[0]
-        if kind == self.root:
-            result = self._root_link()
-        elif kind == 'link':
-            result = name
-        elif kind == 'nested':
-            head, rest = self.split(name)
-            result = f'{head}::{self.scopes[head].link_of(rest)}'
-        elif kind == 'model':
-            result = f'{name}::{self.scopes[name].canonical()}'
-        else:
-            if name in stack:
-                raise CycleError(f'{self.what} {self.name!r}: the attached_to graph has a '
-                                 f'cycle: {" -> ".join((*stack, name))}', self.file,
-                                 self._item_line(name), code='FRAME_ATTACHED_TO_CYCLE')
-            result = self.link_of(self.attached_to[name], (*stack, name))
-        self._attached[name] = result
+        a static model's frame where the chain ends there). A chain of frames each attached to
+        the next is followed in a loop, not by recursion (10,000 frames deep is a file)."""
+        waiting, pending = list(stack), set(stack)  # frames whose link waits for this one
+        chain: list[str] = []  # this call's frames attached to the next, in order
+        while True:
+            result = self._attached.get(name)
+            if result is not None:
+                break
+            kind = self.kinds.get(name)
+            ref = (kind, name) if kind is not None else self.reference(name)
+            if ref is None:
+                raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r} to be '
+                                     'attached to', self.file, self.line,
+                                     code='FRAME_ATTACHED_TO_INVALID')
+            kind = ref[0]
+            if kind == self.root:
+                result = self._root_link()
+            elif kind == 'link':
+                result = name
+            elif kind == 'nested':
+                head, rest = self.split(name)
+                result = f'{head}::{self.scopes[head].link_of(rest)}'
+            elif kind == 'model':
+                result = f'{name}::{self.scopes[name].canonical()}'
+            else:
+                if name in pending:
+                    raise CycleError(f'{self.what} {self.name!r}: the attached_to graph has a '
+                                     f'cycle: {" -> ".join((*waiting, name))}', self.file,
+                                     self._item_line(name), code='FRAME_ATTACHED_TO_CYCLE')
+                waiting.append(name)
+                pending.add(name)
+                chain.append(name)
+                name = self.attached_to[name]
+                continue
+            self._attached[name] = result
+            break
+        for frame in chain:
+            self._attached[frame] = result
         return result
 
     # --- relative_to ----------------------------------------------------------------------
     def pose(self, name: str, stack: tuple[str, ...] = ()) -> np.ndarray:
-        """X_S_name: the pose of frame ``name`` in this scope's frame (resolved once)."""
+        """X_S_name: the pose of frame ``name`` in this scope's frame (resolved once). A chain
+        of frames each relative_to the next is followed in a loop, then resolved back from its
+        end, not by recursion (10,000 frames deep is a file)."""
         cached = self._poses.get(name)
         if cached is not None:
             return cached
-        kind = self.kinds.get(name)
-        if kind is None:
-            if self.reference(name) is None:
-                raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
-                                     self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
-            head, rest = self.split(name)  # N::rest, in nested scope N
-            result = self.pose(head, stack) @ self.scopes[head].pose(rest)
-        else:
-            target, matrix, line = self.relative_to[name]
-            base = self._poses.get(target)  # mostly resolved already (document order)
-            if base is None:  # (a frame in progress is not resolved: a cycle passes here)
-                self._check_relative_to(name, target, line, stack)
-                base = self.pose(target, (*stack, name))
+        waiting, pending = list(stack), set(stack)  # frames whose pose waits for this one
+        chain: list[str] = []  # this call's frames posed relative_to the next, in order
+        while True:
+            if self.kinds.get(name) is None:  # N::rest, in nested scope N
+                if self.reference(name) is None:
+                    raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
+                                         self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
+                head, rest = self.split(name)
+                self._poses[name] = (self.pose(head, tuple(waiting))
+                                     @ self.scopes[head].pose(rest))
+                break
+            chain.append(name)
+            target, _, line = self.relative_to[name]
+            if target in self._poses:  # mostly resolved already (document order)
+                break
+            self._check_relative_to(name, target, line, waiting, pending)
+            waiting.append(name)
+            pending.add(name)
+            name = target
+        for frame in reversed(chain):
+            target, matrix, _ = self.relative_to[frame]
+            base = self._poses[target]
             result = base if matrix is IDENTITY else base @ matrix
-            if kind == 'model' and self.scope_elements[name].placement_frame:
-                result = result @ invert(placement_pose(self.scopes[name],
-                                                        self.scope_elements[name]))
-        self._poses[name] = result
-        return result
+            if self.kinds[frame] == 'model' and self.scope_elements[frame].placement_frame:
+                result = result @ invert(placement_pose(self.scopes[frame],
+                                                        self.scope_elements[frame]))
+            self._poses[frame] = result
+        return self._poses[chain[0] if chain else name]
 
     def _check_relative_to(self, name: str, target: str, line: int | None,
-                           stack: tuple[str, ...]) -> None:
-        """Refuse a pose relative to itself, to no frame, or closing a cycle (``stack``: the
-        frames whose poses wait for this one)."""
-        if name in stack:
+                           waiting: list[str], pending: set[str]) -> None:
+        """Refuse a pose relative to itself, to no frame, or closing a cycle (``waiting``: the
+        frames whose poses wait for this one, in order; ``pending``: the same as a set)."""
+        if name in pending:
             raise CycleError(f'{self.what} {self.name!r}: the relative_to graph has a '
-                             f'cycle: {" -> ".join((*stack, name))}', self.file, line,
+                             f'cycle: {" -> ".join((*waiting, name))}', self.file, line,
                              code='POSE_RELATIVE_TO_CYCLE')
         if target == name or not self.knows(target):
             itself = target == name
