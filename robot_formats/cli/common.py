@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from robot_formats import formats
+from robot_formats.core.errors import Diagnostic
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.model import dof_names
@@ -38,7 +39,20 @@ def add_world_option(command: argparse.ArgumentParser) -> None:
                               '(default: the first, with a warning)')
 
 
-def print_warnings(result: formats.LoadResult | formats.DocumentResult) -> None:
+class Diagnosed(Protocol):
+    """What carries a file's diagnostics: a LoadResult, a DocumentResult, a Description."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def warnings(self) -> Sequence[Diagnostic]: ...
+
+    @property
+    def notes(self) -> Sequence[Diagnostic]: ...
+
+
+def print_warnings(result: Diagnosed) -> None:
     """Warnings, then notes (information strict mode does not refuse), one line each."""
     for label, diagnostics in (('warning', result.warnings), ('note', result.notes)):
         for item in diagnostics:

@@ -118,6 +118,7 @@ def problem_sections(path: str, frames: dict) -> dict:
                for name, obj in problem.objects.items()}
     robots = {}
     for name, robot in problem.robots.items():
+        assert robot.tree is not None  # read_problem loads every robot
         base = f'{name}::{robot_base_link(robot.tree)}'
         robots[name] = {'base_frame': base, 'format': robot.format,
                         'movebase': robot.movebase, 'xyz': frames[base]['xyz'],

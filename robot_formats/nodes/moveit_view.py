@@ -138,7 +138,7 @@ class MoveItView:
     """
 
     def __init__(self, problem: Problem, views: Mapping[str, Any], settings: MoveItSettings,
-                 warn: Callable[[str], None]) -> None:
+                 warn: Callable[[str], object]) -> None:
         self.problem, self.settings = problem, settings
         name = settings.robot or next(iter(problem.robots), '')
         if name and name not in views:
@@ -163,7 +163,7 @@ class MoveItView:
         self.published: dict[str, SceneEntry] | None = None
 
     @staticmethod
-    def _shapes(problem: Problem, warn: Callable[[str], None]) -> dict[str, tuple[Shape, ...]]:
+    def _shapes(problem: Problem, warn: Callable[[str], object]) -> dict[str, tuple[Shape, ...]]:
         shapes: dict[str, tuple[Shape, ...]] = {}
         for obj in problem.objects.values():
             shapes[obj.name] = object_shapes(obj)

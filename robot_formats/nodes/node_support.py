@@ -22,7 +22,7 @@ import math
 import signal
 import sys
 import textwrap
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import rclpy
 from rclpy.exceptions import ParameterException
@@ -42,6 +42,10 @@ __all__ = ['CAP_RANGE', 'JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'PERIOD_RANGE
            'ParameterListing', 'RATE_RANGE', 'STOP_POLL', 'StartupError', 'StopRequest',
            'choice', 'declare_array', 'guarded', 'ignore_further_interrupts', 'joint_states_qos',
            'node_usage', 'positive', 'ranged', 'run_node']
+
+
+#: The node class a :func:`run_node` builds, spins and hands to its callbacks.
+NodeT = TypeVar('NodeT', bound=Node)
 
 
 class StartupError(Exception):
@@ -110,12 +114,12 @@ STOP_POLL = 0.05
 STOP_REPORT_AFTER = 3.0
 
 
-def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = None, *,
+def run_node(name: str, make_node: Callable[[], NodeT], args: list[str] | None = None, *,
              parameters: Callable[[Any], object] | None = None,
              make_executor: Callable[[], Executor] | None = None,
-             before_destroy: Callable[[Node], int | None] | None = None,
-             refused: tuple[type, ...] = (),
-             until: Callable[[Node], bool] | None = None) -> int:
+             before_destroy: Callable[[NodeT], int | None] | None = None,
+             refused: tuple[type[Exception], ...] = (),
+             until: Callable[[NodeT], bool] | None = None) -> int:
     """Every node's ``main``: initialise rclpy, build the node (a :class:`StartupError`, an
     rclpy ParameterException or one of ``refused`` ends it with exit 1 and the reason on
     stderr), spin it until Ctrl-C / SIGTERM / an external shutdown (or ``until(node)`` is
@@ -146,16 +150,17 @@ def run_node(name: str, make_node: Callable[[], Node], args: list[str] | None = 
     if parameters is None and isinstance(make_node, type):
         parameters = getattr(make_node, '_declare_parameters', None)
     if parameters is not None:
-        code = _node_command_line(name, parameters, args)
-        if code is not None:
-            return code
+        answered = _node_command_line(name, parameters, args)
+        if answered is not None:
+            return answered
     stop = StopRequest()
     code: int | None = None
+    startup_errors: tuple[type[Exception], ...] = (StartupError, ParameterException, *refused)
     try:
         with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             try:
                 node = make_node()
-            except (StartupError, ParameterException, *refused) as err:
+            except startup_errors as err:
                 print(f'{name}: {err}', file=sys.stderr, flush=True)
                 return 1
             executor = make_executor() if make_executor is not None else SingleThreadedExecutor()

@@ -46,6 +46,7 @@ import math
 import time
 from array import array
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import rclpy
@@ -75,7 +76,7 @@ from robot_formats.core.errors import FormatError
 from robot_formats.formats import read_problem
 from robot_formats.core.model import WORLD
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from robot_formats.formats.tmp.problem import Problem
+from robot_formats.formats.tmp.problem import Problem, SupportRegion
 from robot_formats.formats.tmp.problem import ProblemObject as CoreObject
 from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState,
                                                  grasp_rows, grasp_set, placements, pose_rows)
@@ -86,9 +87,8 @@ from robot_formats.nodes.moveit_view import (PLANNING_SCENE_QOS, PLANNING_SCENE_
                                              GraspRefused, MoveItView, read_settings)
 from robot_formats.nodes.moveit_view import declare_parameters as declare_moveit_parameters
 from robot_formats.nodes.pose_messages import pose_msg
-from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, ParameterListing,
-                                              guarded, joint_states_qos, positive, ranged,
-                                              run_node)
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, guarded,
+                                              joint_states_qos, positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
 
 __all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES',
@@ -362,10 +362,10 @@ class ProblemServer(Node):
         """``robots.<robot>.…``, declared once the problem names its robots: (joint_states
         topic, publish_tf) as set."""
         prefix = f'robots.{robot}.'
-        topic = self.declare_parameter(
+        topic: object = self.declare_parameter(
             prefix + 'joint_states_topic', f'{robot}/joint_states', _read_only(
                 f'Where the joint states of robot {robot!r} come from.')).value
-        publish_tf = self.declare_parameter(
+        publish_tf: object = self.declare_parameter(
             prefix + 'publish_tf', 'all', _read_only(
                 f"Who publishes the frames <robot>/<link> of robot {robot!r}: 'all' (this "
                 "node: base, fixed and moving joints), 'base' (this node places the base at "
@@ -574,10 +574,11 @@ class ProblemServer(Node):
     def _planning_scene_matched(self, info) -> None:
         """A new subscriber of planning_scene (move_group started later, say) gets the whole
         scene as one diff: it missed the diffs before it joined."""
-        if info.current_count_change > 0 and self.moveit is not None:
+        publisher = self.planning_scene_pub
+        if info.current_count_change > 0 and self.moveit is not None and publisher is not None:
             sync = self.moveit.sync()
             if sync is not None:
-                self.planning_scene_pub.publish(sync)
+                publisher.publish(sync)
 
     def _state_changed(self) -> None:
         """After attach, detach or reset: TF's static set, and the scene, at once."""
@@ -598,7 +599,7 @@ class ProblemServer(Node):
             label.text = obj.name
             markers.append(label)
             if obj.support is not None:
-                markers.append(self._support_marker(obj, index))
+                markers.append(self._support_marker(obj.name, obj.support, index))
         markers.extend(self.grasp_markers)
         self.markers_pub.publish(MarkerArray(markers=markers))
 
@@ -611,21 +612,22 @@ class ProblemServer(Node):
         marker.mesh_resource = mesh
         return marker
 
-    def _support_marker(self, obj: CoreObject, index: int) -> Marker:
-        region = obj.support
+    def _support_marker(self, name: str, region: SupportRegion, index: int) -> Marker:
         green = ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.5)
         if region.kind == 'polygon':
-            marker = self._marker(obj.name, 'supports', index, Marker.LINE_STRIP, green,
+            assert region.points is not None  # a polygon has its points
+            marker = self._marker(name, 'supports', index, Marker.LINE_STRIP, green,
                                   scale=(0.01, 0.0, 0.0))
             marker.points = [_point(p) for p in (*region.points, region.points[0])]
             return marker
+        assert region.low is not None and region.high is not None  # points and rectangles do
         if region.kind == 'point':
-            marker = self._marker(obj.name, 'supports', index, Marker.SPHERE, green,
+            marker = self._marker(name, 'supports', index, Marker.SPHERE, green,
                                   scale=(0.02, 0.02, 0.02))
             marker.pose.position = _point(region.low)
             return marker
         size = np.maximum(region.high - region.low, 0.002)
-        marker = self._marker(obj.name, 'supports', index, Marker.CUBE, green,
+        marker = self._marker(name, 'supports', index, Marker.CUBE, green,
                               scale=tuple(float(v) for v in size))
         marker.pose.position = _point((region.low + region.high) / 2)
         return marker
@@ -681,13 +683,17 @@ class ProblemServer(Node):
         msg.discrete_grasps = [Grasp(id=f'gf{i}', type=g.type, pose=pose_msg(g.frame))
                                for i, g in enumerate(obj.grasps)]
         msg.continuous_grasp_sets = len(obj.continuous_grasps)
-        types = [g.type for g in (*obj.grasps, *obj.continuous_grasps)]
+        types = [g.type for g in obj.grasps] + [g.type for g in obj.continuous_grasps]
         msg.grasp_types = list(dict.fromkeys(types))
-        if obj.support is not None:
-            msg.support_kind = obj.support.kind
-            region = obj.support
-            corners = ([region.low] if region.kind == 'point' else
-                       [region.low, region.high] if region.kind == 'rectangle' else region.points)
+        region = obj.support
+        if region is not None:
+            msg.support_kind = region.kind
+            if region.kind == 'polygon':
+                assert region.points is not None  # a polygon has its points
+                corners = list(region.points)
+            else:
+                assert region.low is not None and region.high is not None  # points, rectangles
+                corners = [region.low] if region.kind == 'point' else [region.low, region.high]
             msg.support_region = [_point(p) for p in corners]
         msg.stable_poses = len(obj.stable_poses)
         return msg
@@ -893,8 +899,9 @@ class ProblemServer(Node):
         return response
 
 
-def _declare_every_parameter(node: ProblemServer | ParameterListing) -> None:
-    """Every parameter the node takes, the per-robot ones as ``robots.<robot>.…`` (--help)."""
+def _declare_every_parameter(node: Any) -> None:
+    """Every parameter the node takes, the per-robot ones as ``robots.<robot>.…`` (--help):
+    on the node, or a :class:`ParameterListing` standing in for it."""
     ProblemServer._declare_parameters(node)
     ProblemServer._declare_robot_parameters(node, '<robot>')
 

@@ -303,10 +303,11 @@ def cluster_vertices(vertices: np.ndarray, faces: np.ndarray,
 
 def _colour(material: Material | None, materials: Mapping[str, Material],
             link_index: int) -> tuple[float, float, float, float]:
-    if material is not None and material.rgba is None and material.name in materials:
-        material = materials[material.name]
+    if material is not None and material.rgba is None and material.name is not None:
+        material = materials.get(material.name, material)
     if material is not None and material.rgba is not None:
-        return tuple(float(c) for c in material.rgba)  # type: ignore[return-value]
+        r, g, b, a = material.rgba
+        return float(r), float(g), float(b), float(a)
     return (*_PALETTE[link_index % len(_PALETTE)], 1.0)
 
 
@@ -479,8 +480,8 @@ def view_rotation(up: str) -> tuple[np.ndarray, tuple[str, str, str]]:
     rotation = np.zeros((3, 3))
     for row, (axis, factor) in enumerate(zip(rows, signs)):
         rotation[row, axis] = factor
-    labels = tuple(('' if f > 0 else '−') + _AXES[a] for a, f in zip(rows, signs))
-    return rotation, labels  # type: ignore[return-value]
+    first, second, third = (('' if f > 0 else '−') + _AXES[a] for a, f in zip(rows, signs))
+    return rotation, (first, second, third)
 
 
 # --- drawing --------------------------------------------------------------------------------------
@@ -722,7 +723,7 @@ def render_animation(result: LoadResult, trajectory: Trajectory, output: str | o
 def _as_vector(tree: KinematicTree,
                q: np.ndarray | Mapping[str, float] | Sequence[float] | None) -> np.ndarray:
     if q is None or isinstance(q, Mapping):
-        return tree.positions_vector(q)  # type: ignore[arg-type]
+        return tree.positions_vector(q)
     vector = np.asarray(q, dtype=float)
     if vector.shape != (len(tree.dof_names),):
         raise ValueError(f'expected {len(tree.dof_names)} positions, got {vector.size}')

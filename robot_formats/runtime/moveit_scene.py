@@ -84,8 +84,8 @@ def _at(position: np.ndarray) -> np.ndarray:
 
 
 def _box_shape(low: np.ndarray, high: np.ndarray) -> Shape:
-    size = tuple(float(v) for v in high - low)
-    return Shape('box', _at((low + high) / 2.0), size)  # type: ignore[arg-type]
+    x, y, z = (float(v) for v in high - low)
+    return Shape('box', _at((low + high) / 2.0), (x, y, z))
 
 
 def object_shapes(obj: ProblemObject) -> tuple[Shape, ...]:

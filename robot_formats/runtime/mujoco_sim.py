@@ -119,7 +119,8 @@ def _mesh_box(collision: Collision, warnings: list[Diagnostic]) -> Collision | N
     offset = np.eye(4)
     offset[:3, 3] = centre
     origin = matrix_to_pose(pose_to_matrix(collision.origin) @ offset)
-    return Collision(Box(tuple(float(v) for v in size)), origin, collision.name)
+    x, y, z = (float(v) for v in size)
+    return Collision(Box((x, y, z)), origin, collision.name)
 
 
 def _simulation_link(link: Link, warnings: list[Diagnostic]) -> Link:
@@ -244,10 +245,12 @@ class MujocoRobot:
         out = {}
         for name in self.joint_names:
             joint = self.tree.joints[name]
-            limit = joint.limits[0] if joint.limits else None
-            bounded = limit is not None and joint.type is not JointType.CONTINUOUS
-            lower = limit.lower if bounded and limit.lower is not None else -UNLIMITED_RANGE
-            upper = limit.upper if bounded and limit.upper is not None else UNLIMITED_RANGE
+            limit = joint.limits[0] if joint.limits and joint.type is not JointType.CONTINUOUS \
+                else None
+            lower = limit.lower if limit is not None and limit.lower is not None \
+                else -UNLIMITED_RANGE
+            upper = limit.upper if limit is not None and limit.upper is not None \
+                else UNLIMITED_RANGE
             out[name] = (float(lower), float(upper))
         return out
 

@@ -351,7 +351,7 @@ def _typed(params: dict, key: str, kind: type, what: str, file: str):
     value = params[key]
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
-    if not isinstance(value, kind) or (kind is float and not math.isfinite(value)):
+    if not isinstance(value, kind) or (isinstance(value, float) and not math.isfinite(value)):
         raise InvalidValueError(f'{what}.{key} is {value!r}, not a {kind.__name__}', file)
     return value
 

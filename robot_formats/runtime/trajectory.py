@@ -268,11 +268,14 @@ def _interpolate(a: Point, b: Point, duration: float, elapsed: float, segment: i
               + 14.0 * v1 * T) / (2.0 * T ** 4),
              (-12.0 * p0 + 12.0 * p1 - a0 * T ** 2 + a1 * T ** 2 - 6.0 * v0 * T
               - 6.0 * v1 * T) / (2.0 * T ** 5)]
-    position = sum(ck * t ** k for k, ck in enumerate(c))
-    velocity = sum(k * ck * t ** (k - 1) for k, ck in enumerate(c) if k >= 1)
-    acceleration = sum(k * (k - 1) * ck * t ** (k - 2) for k, ck in enumerate(c) if k >= 2)
-    return Sample(position, velocity, np.asarray(acceleration, float) + np.zeros_like(p0),
-                  segment, past_end)
+    position, velocity, acceleration = np.zeros_like(p0), np.zeros_like(p0), np.zeros_like(p0)
+    for k, ck in enumerate(c):
+        position = position + ck * t ** k
+        if k >= 1:
+            velocity = velocity + k * ck * t ** (k - 1)
+        if k >= 2:
+            acceleration = acceleration + k * (k - 1) * ck * t ** (k - 2)
+    return Sample(position, velocity, acceleration, segment, past_end)
 
 
 # --- tolerances -----------------------------------------------------------------------------

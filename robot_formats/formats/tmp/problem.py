@@ -13,9 +13,12 @@ Conventions (docs/tmp.md has the full semantics):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from robot_formats.core.kinematics import KinematicTree
 
 __all__ = ['DiscreteGrasp', 'ContinuousGrasp', 'SupportRegion', 'StablePose', 'ProblemObject',
            'ProblemRobot', 'Action', 'Problem']
@@ -101,7 +104,7 @@ class ProblemRobot:
     dof_names: tuple[str, ...] = ()
     joint_names: tuple[str, ...] = ()
     line: int | None = None
-    tree: object = None         #: the description's KinematicTree (None if robots not loaded)
+    tree: KinematicTree | None = None  #: the description's (None if robots not loaded)
 
 
 @dataclass(frozen=True, eq=False)
