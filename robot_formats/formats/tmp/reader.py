@@ -507,16 +507,19 @@ def _check_attachments(objects: dict[str, ProblemObject], file: str | None) -> N
                                      f'and {obj.name!r}; an object has at most one parent',
                                      file, obj.line)
             parents[child] = obj.name
-    for start in parents:
-        seen = [start]
+    checked: set[str] = set()  # objects whose chain of carriers is known to end
+    for start in parents:  # each object's chain walked once: linear in the objects
+        seen, on_chain = [start], {start}
         node = parents.get(start)
-        while node is not None:
-            if node in seen:
+        while node is not None and node not in checked:
+            if node in on_chain:
                 loop = ' → '.join(reversed([*seen[seen.index(node):], node]))
                 raise CycleError(f'the attachments form a cycle: {loop}', file,
                                  objects[node].line, code='TMP_ATTACHMENT_CYCLE')
             seen.append(node)
+            on_chain.add(node)
             node = parents.get(node)
+        checked.update(seen)
 
 
 def _check_actions(actions: dict[str, Action], robots: dict[str, ProblemRobot],

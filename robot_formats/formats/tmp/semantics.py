@@ -343,11 +343,22 @@ class ProblemState:
 
     def world_pose(self, name: str) -> np.ndarray:
         """X_W_name of an object, another frame (``frame_pose`` / ``extra_frames``) or the
-        world. Raises FrameUnavailable when a frame on the way is unknown now."""
+        world. Raises FrameUnavailable when a frame on the way is unknown now. The objects
+        carrying ``name`` are walked in a loop (a chain of 10,000 is no recursion)."""
+        carried = []
+        while name in self.problem.objects:
+            carried.append(name)
+            name = self.parents[name]
+        pose = self._frame_pose(name)
+        for item in reversed(carried):
+            pose = pose @ self.local[item]
+        return pose
+
+    def _frame_pose(self, name: str) -> np.ndarray:
+        """X_W_name of a frame that is not an object: the world, a fixed extra frame, or one
+        ``frame_pose`` knows."""
         if name == WORLD:
             return np.eye(4)
-        if name in self.problem.objects:
-            return self.world_pose(self.parents[name]) @ self.local[name]
         if name in self.extra_frames:
             return self.extra_frames[name]
         if self.frame_pose is not None:
@@ -406,47 +417,60 @@ class ProblemState:
         return [name for name, p in self.parents.items() if p == parent]
 
     def snapshot(self) -> list[ObjectState]:
-        """Every object as it is now, in the problem's order (frames resolved once each)."""
+        """Every object as it is now, in the problem's order (each frame resolved once, each
+        chain of carriers walked once: linear in the objects)."""
         frames: dict[str, np.ndarray | FrameUnavailable] = {}
-
-        def world(name: str) -> np.ndarray:
-            found = frames.get(name)
-            if found is None:
-                try:
-                    found = (np.eye(4) if name == WORLD else
-                             world(self.parents[name]) @ self.local[name]
-                             if name in self.problem.objects else self.world_pose(name))
-                except FrameUnavailable as err:
-                    found = err
-                frames[name] = found
-            if isinstance(found, FrameUnavailable):
-                raise found
-            return found
-
+        children: dict[str, list[str]] = {}
+        for name, parent in self.parents.items():
+            children.setdefault(parent, []).append(name)
         out = []
         for name, obj in self.problem.objects.items():
-            try:
-                pose, reason = world(name), ''
-            except FrameUnavailable as err:
-                pose, reason = None, err.message
+            found = self._resolved(name, frames)
+            pose, reason = ((None, found.message) if isinstance(found, FrameUnavailable)
+                            else (found, ''))
             out.append(ObjectState(name, obj.moveable, self.parents[name], self.local[name],
-                                   pose, tuple(self.children_of(name)), reason))
+                                   pose, tuple(children.get(name, ())), reason))
         return out
 
+    def _resolved(self, name: str, frames: dict[str, np.ndarray | FrameUnavailable]
+                  ) -> np.ndarray | FrameUnavailable:
+        """X_W_name of an object, or why it is unknown, from and into ``frames`` (the poses
+        resolved so far): up the carriers to a resolved one, then down."""
+        carried = []
+        while name not in frames and name in self.problem.objects:
+            carried.append(name)
+            name = self.parents[name]
+        found = frames.get(name)
+        if found is None:
+            try:
+                found = self._frame_pose(name)
+            except FrameUnavailable as err:
+                found = err
+            frames[name] = found
+        for item in reversed(carried):
+            if not isinstance(found, FrameUnavailable):
+                found = found @ self.local[item]
+            frames[item] = found
+        return found
+
     def edges(self) -> Iterable[tuple[str, str, np.ndarray]]:
-        """(parent, child, X_parent_child) of every object, parents before children."""
-        done: set[str] = set()
-        pending = list(self.problem.objects)
-        while pending:
-            remaining = []
-            for name in pending:
-                parent = self.parents[name]
-                if parent in self.problem.objects and parent not in done:
-                    remaining.append(name)
-                    continue
-                done.add(name)
-                yield parent, name, self.local[name]
-            pending = remaining
+        """(parent, child, X_parent_child) of every object, parents before children: in
+        passes over the problem's order, each giving the objects whose carrier an earlier
+        object gave (the pass of each computed once, then sorted: not a pass per level)."""
+        objects = self.problem.objects
+        position = {name: index for index, name in enumerate(objects)}
+        passes: dict[str, int] = {}
+        for name in objects:
+            chain = []
+            while name in objects and name not in passes:
+                chain.append(name)
+                name = self.parents[name]
+            for item in reversed(chain):  # carriers first
+                parent = self.parents[item]
+                passes[item] = (0 if parent not in objects else
+                                passes[parent] + (position[parent] > position[item]))
+        for name in sorted(objects, key=lambda n: (passes[n], position[n])):
+            yield self.parents[name], name, self.local[name]
 
 
 # --- the problem as a robot_formats Scene ------------------------------------------------------
