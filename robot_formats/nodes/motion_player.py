@@ -73,6 +73,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration as RosDuration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.publisher import Publisher
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
 from sensor_msgs.msg import JointState
@@ -222,7 +223,10 @@ class MotionPlayer(Node):
                 'stream': self._topic('commands'), 'joint_states': 'joint_states'}[self.mode]
 
     def _create_output(self) -> None:
-        self.trajectory_pub = self.stream_pub = self.joint_states_pub = self.action_client = None
+        self.trajectory_pub: Publisher | None = None
+        self.stream_pub: Publisher | None = None
+        self.joint_states_pub: Publisher | None = None
+        self.action_client: ActionClient | None = None
         if self.mode == 'trajectory':
             self.trajectory_pub = self.create_publisher(JointTrajectory, self._output_name(), 10)
         elif self.mode == 'stream':
@@ -375,13 +379,14 @@ class MotionPlayer(Node):
         return self._trajectory_msg(playback.model.joints, [hold])
 
     def _play_trajectory(self, play: _Play) -> str:
-        playback = play.playback
-        self.trajectory_pub.publish(self._trajectory_msg(playback.model.joints, play.points))
+        playback, publisher = play.playback, self.trajectory_pub
+        assert publisher is not None  # made for the trajectory mode this play runs in
+        publisher.publish(self._trajectory_msg(playback.model.joints, play.points))
         start = time.monotonic()
         while True:
             tau = time.monotonic() - start
             if play.goal.is_cancel_requested:
-                self.trajectory_pub.publish(self._hold_msg(playback, tau))
+                publisher.publish(self._hold_msg(playback, tau))
                 raise self._canceled(playback, tau)
             if tau >= playback.total_time:
                 return (f'sent {len(play.points)} points to {self._output_name()}; played '
@@ -449,6 +454,7 @@ class MotionPlayer(Node):
 
     def _play_action(self, play: _Play) -> str:
         client, playback = self.action_client, play.playback
+        assert client is not None  # made for the action mode this play runs in
         if not client.wait_for_server(timeout_sec=self.controller_timeout):
             raise _Stop('CONTROLLER_ERROR', f'no FollowJointTrajectory server at '
                         f'{self._output_name()} within {self.controller_timeout:g} s')
@@ -482,6 +488,7 @@ class MotionPlayer(Node):
         trajectory's end, ends the play with CONTROLLER_ERROR (its goal is canceled, in case
         it is only slow): the next goal is served."""
         playback, client = play.playback, self.action_client
+        assert client is not None  # made for the action mode this play runs in
         result_future = handle.get_result_async()
         done = threading.Event()
         result_future.add_done_callback(lambda _: done.set())

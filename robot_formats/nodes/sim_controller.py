@@ -25,8 +25,10 @@ The node never parses XML itself and no bad message ends it.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 import numpy as np
 from builtin_interfaces.msg import Duration
@@ -38,6 +40,7 @@ from rclpy.action.server import ServerGoalHandle
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.publisher import Publisher
 from rclpy.task import Future
 from rclpy.time import Time
 from sensor_msgs.msg import JointState
@@ -52,13 +55,12 @@ from robot_formats.runtime.mujoco_sim import (ModelBuilder, MujocoRobot, Simulat
 from robot_formats.runtime.ros2_control import (TrajectoryControllerConfig,
                                                 read_controllers_file)
 from robot_formats.nodes.node_support import (LATCHED_QOS, PERIOD_RANGE, RATE_RANGE,
-                                              ParameterListing, StartupError, choice,
-                                              declare_array, guarded, positive, ranged,
-                                              run_node)
+                                              StartupError, choice, declare_array, guarded,
+                                              positive, ranged, run_node)
 
 __all__ = ['SimController', 'main']
 
-Result = FollowJointTrajectory.Result
+Result: TypeAlias = FollowJointTrajectory.Result
 #: How problems of a description received on robot_description name it.
 TOPIC_SOURCE = '<robot_description>'
 
@@ -118,8 +120,9 @@ class SimController(Node):
         # may end it before execute_callback runs) or why it is aborted
         self._accepted: dict[int, _ActiveGoal | jtc.TrajectoryRejected] = {}
         self._last_desired: jtc.Sample | None = None
-        self._robot_options = dict(
-            kp=self._param('kp'), kv=self._param('kv') or None, armature=self._param('armature'),
+        self._build_robot = functools.partial(
+            MujocoRobot, kp=self._param('kp'), kv=self._param('kv') or None,
+            armature=self._param('armature'),
             gravity_compensation=bool(self.get_parameter('gravity_compensation').value),
             timestep=self._param('timestep'))
         #: robot_description's robots are built here, off the executor (update() installs them)
@@ -274,7 +277,7 @@ class SimController(Node):
         self._builder.submit(msg.data)
 
     def _build(self, urdf: str, source: str = TOPIC_SOURCE) -> MujocoRobot:
-        return MujocoRobot(urdf, source, **self._robot_options)
+        return self._build_robot(urdf, source)
 
     def _refused(self, err: Exception) -> None:
         keeping = 'keeping the previous robot' if self.robot is not None else 'no robot to simulate'
@@ -492,16 +495,16 @@ class SimController(Node):
         try:
             self._update(self.robot)
         except SimulationUnstable as err:
-            self._unstable(err)
+            self._unstable(self.robot, err)
 
-    def _unstable(self, err: SimulationUnstable) -> None:
+    def _unstable(self, robot: MujocoRobot, err: SimulationUnstable) -> None:
         """MuJoCo reset the robot: the running goal is aborted with why; the robot holds where
         the reset left it."""
         text = f'Aborted: {err}'
         self.get_logger().error(text, throttle_duration_sec=1.0)
         goal = self.motion.goal if self.motion is not None else None
         self.motion = None
-        self.targets = self.robot.positions()
+        self.targets = robot.positions()
         if goal is not None:
             self._finish(goal, 'abort', jtc.PATH_TOLERANCE_VIOLATED, text)
 
@@ -520,15 +523,15 @@ class SimController(Node):
             motion = None
         self._last_desired = None
         if motion is not None:
-            self._follow(motion, now)
+            self._follow(robot, motion, now)
         if self.kinematic:
             robot.set_exact(self.targets)
         else:
             robot.set_targets(self.targets)
         if self.state_pub is not None and self.state_pub.get_subscription_count():
-            self._publish_state(now)  # (nobody listening: the message is not built)
+            self._publish_state(robot, self.state_pub, now)  # (nobody listening: not built)
 
-    def _publish_state(self, now: float) -> None:
+    def _publish_state(self, robot: MujocoRobot, publisher: Publisher, now: float) -> None:
         """JTC's ``~/controller_state``: reference (the sample followed this update, else the
         held set point), feedback (the joints), error, output (the position command sent)."""
         actual, velocity = self._actual()
@@ -548,32 +551,32 @@ class SimController(Node):
                                             velocities=velocity.tolist())
         msg.error = JointTrajectoryPoint(
             positions=jtc.position_errors(np.asarray(reference, dtype=float), actual,
-                                          self.robot.wraps[self._index]).tolist(),
+                                          robot.wraps[self._index]).tolist(),
             velocities=(np.asarray(msg.reference.velocities) - velocity).tolist())
         msg.output = JointTrajectoryPoint(positions=command.tolist())
-        self.state_pub.publish(msg)
+        publisher.publish(msg)
 
-    def _follow(self, motion: _Motion, now: float) -> None:
+    def _follow(self, robot: MujocoRobot, motion: _Motion, now: float) -> None:
         actual, velocity = self._actual()
-        first_sample = motion.trajectory is None
-        if first_sample:
-            motion.trajectory = jtc.Trajectory(motion.points, motion.stamp or now, now, actual,
-                                               velocity)
-        desired = motion.trajectory.sample(now)
+        trajectory = motion.trajectory
+        first_sample = trajectory is None
+        if trajectory is None:
+            trajectory = motion.trajectory = jtc.Trajectory(motion.points, motion.stamp or now,
+                                                            now, actual, velocity)
+        desired = trajectory.sample(now)
         if desired is None:
             return
         self._last_desired = desired
         if self.kinematic:
             actual = desired.positions  # written exactly this cycle
-        error = jtc.position_errors(desired.positions, actual,
-                                    self.robot.wraps[self._index])
+        error = jtc.position_errors(desired.positions, actual, robot.wraps[self._index])
         tolerances = motion.tolerances
         before_last = not desired.past_end
         path_violated = (before_last or first_sample) and not all(
             jtc.within_tolerance(t, e) for t, e in zip(tolerances.state, error))
         outside_goal = not before_last and not all(
             jtc.within_tolerance(t, e) for t, e in zip(tolerances.goal, error))
-        late = now - motion.trajectory.end_time
+        late = now - trajectory.end_time
         within_goal_time = not (outside_goal and tolerances.goal_time != 0.0
                                 and late > tolerances.goal_time)
         if not path_violated and within_goal_time:
@@ -635,9 +638,9 @@ class SimController(Node):
         self.joint_states_pub.publish(msg)
 
 
-def _declare_every_parameter(node: SimController | ParameterListing) -> None:
+def _declare_every_parameter(node: Any) -> None:
     """Every parameter the node takes, the per-joint ones as ``constraints.<joint>.…``
-    (--help)."""
+    (--help): on the node, or a :class:`ParameterListing` standing in for it."""
     SimController._declare_parameters(node)
     SimController._declare_joint_parameters(node, '<joint>')
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Generic, TypeVar
 
 import numpy as np
 
@@ -348,7 +348,11 @@ _INSTABILITIES = {'mjWARN_BADCTRL': 'a NaN, infinite or huge control',
                   'mjWARN_BADQACC': 'a NaN, infinite or huge acceleration'}
 
 
-class ModelBuilder:
+#: What a :class:`ModelBuilder` builds.
+Built = TypeVar('Built')
+
+
+class ModelBuilder(Generic[Built]):
     """Builds robots (:class:`MujocoRobot`, or whatever ``build`` makes of a description text)
     on a worker thread, so the thread that asks keeps working meanwhile: MuJoCo releases the
     GIL while it compiles, so a node's executor goes on publishing and answering, and stops when
@@ -356,11 +360,11 @@ class ModelBuilder:
     the owner collects each outcome, a robot or the exception that refused it, with
     :meth:`take`."""
 
-    def __init__(self, build: Callable[[str], object]) -> None:
+    def __init__(self, build: Callable[[str], Built]) -> None:
         self._build = build
         self._lock = threading.Lock()
         self._waiting: str | None = None
-        self._outcomes: list[object] = []
+        self._outcomes: list[Built | Exception] = []
         self._running = False
 
     def submit(self, text: str) -> None:
@@ -378,6 +382,7 @@ class ModelBuilder:
                 if text is None:
                     self._running = False
                     return
+            outcome: Built | Exception
             try:
                 outcome = self._build(text)
             except Exception as err:  # noqa: BLE001 - handed to the owner, which reports it
@@ -385,7 +390,7 @@ class ModelBuilder:
             with self._lock:
                 self._outcomes.append(outcome)
 
-    def take(self) -> list[object]:
+    def take(self) -> list[Built | Exception]:
         """The outcomes since the last call, oldest first."""
         with self._lock:
             outcomes, self._outcomes = self._outcomes, []

@@ -141,7 +141,11 @@ def _validate_points(joint_count: int, points: Sequence[Point]) -> None:
 LIMIT_TOLERANCE = 1e-9
 
 
-def position_limit_problem(joint_names: Sequence[str], positions: Sequence[float],
+#: Joint values, one per joint: a message's sequence or a node's array.
+Values = Sequence[float] | np.ndarray
+
+
+def position_limit_problem(joint_names: Sequence[str], positions: Values,
                            limits: Mapping[str, tuple[float, float]]) -> str | None:
     """Why one set of positions (finite, one per name) leaves the joints' (lower, upper)
     limits, or None."""
@@ -167,7 +171,7 @@ def check_limits(joint_names: Sequence[str], points: Sequence[Point],
 
 
 def reorder(joint_names: Sequence[str], points: Sequence[Point],
-            controller_joints: Sequence[str], hold: Sequence[float]) -> list[Point]:
+            controller_joints: Sequence[str], hold: Values) -> list[Point]:
     """Points in the controller's joint order; joints the trajectory omits hold ``hold``.
 
     JTC's ``fill_partial_goal`` + ``sort_to_local_joint_order``: a missing joint keeps its
@@ -176,7 +180,7 @@ def reorder(joint_names: Sequence[str], points: Sequence[Point],
     index = {name: i for i, name in enumerate(joint_names)}
     source = [index.get(name) for name in controller_joints]
 
-    def arrange(values: Sequence[float], fill: Sequence[float]) -> tuple[float, ...]:
+    def arrange(values: Values, fill: Values) -> tuple[float, ...]:
         if len(values) == 0:
             return ()
         return tuple(float(values[s]) if s is not None else float(fill[k])
@@ -207,7 +211,7 @@ class Trajectory:
     """
 
     def __init__(self, points: Sequence[Point], start: float, time_before: float,
-                 positions_before: Sequence[float], velocities_before: Sequence[float] = ()
+                 positions_before: Values, velocities_before: Values = ()
                  ) -> None:
         self.points = list(points)
         self.start = float(start)
