@@ -47,7 +47,10 @@ def _positive(value: float | None, option: str) -> None:
 
 
 def motions_document(models, rate: float) -> dict:
-    """The ``motion --json`` document of :class:`~robot_formats.formats.xmdi.MotionModel` s."""
+    """The ``motion --json`` document of :class:`~robot_formats.formats.xmdi.MotionModel` s
+    (LimitError when it would hold more than the sampling limit, before sampling)."""
+    from robot_formats.formats.xmdi.playback import check_sampling
+    check_sampling(models, rate)
     return {'motions': {model.name: {'duration': model.duration, 'joints': list(model.joints),
                                      'samples': model.samples(rate)}
                         for model in models}}

@@ -34,7 +34,9 @@ from xml.sax.saxutils import escape, quoteattr
 import yaml
 
 from robot_formats.core.errors import FileAccessError, InvalidValueError
+from robot_formats.core.files import read_input
 from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.limits import MAX_YAML_BYTES
 from robot_formats.core.model import Joint, JointType
 
 __all__ = ['HARDWARE_PLUGINS', 'INTERFACES', 'ControlJoint', 'ControlOptions', 'control_joints',
@@ -431,12 +433,11 @@ def read_controllers_text(text: str, trajectory_controller: str = 'joint_traject
 def read_controllers_file(path: str, trajectory_controller: str = 'joint_trajectory_controller',
                           forward_controller: str = 'forward_position_controller'
                           ) -> TrajectoryControllerConfig:
-    """:func:`read_controllers_text` of a file (FileAccessError when it cannot be read)."""
+    """:func:`read_controllers_text` of a file, read by the guarded reader (FileAccessError
+    when it cannot be read or is not a regular file, LimitError beyond
+    :data:`~robot_formats.core.limits.MAX_YAML_BYTES`)."""
     try:
-        with open(path, encoding='utf-8') as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise FileAccessError('no such file', path) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise FileAccessError(f'cannot read the controllers file: {err}', path) from None
+        text = read_input(path, MAX_YAML_BYTES).decode('utf-8')
+    except UnicodeDecodeError:
+        raise FileAccessError('the controllers file is not UTF-8 text', path) from None
     return read_controllers_text(text, trajectory_controller, forward_controller, path)

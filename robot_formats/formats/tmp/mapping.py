@@ -24,7 +24,8 @@ from typing import Mapping, Sequence
 import yaml
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
-from robot_formats.core.xmlsafe import read_bytes
+from robot_formats.core.files import read_input
+from robot_formats.core.limits import MAX_YAML_BYTES
 
 __all__ = ['ConfigurationMapping', 'is_gripper_joint', 'load_mapping', 'mapping_beside']
 
@@ -88,11 +89,11 @@ def load_mapping(path: str | Path | None) -> ConfigurationMapping:
     if path is None:
         return ConfigurationMapping()
     try:
-        document = yaml.safe_load(read_bytes(path, 1 << 20).decode('utf-8')) or {}
+        document = yaml.safe_load(read_input(path, MAX_YAML_BYTES).decode('utf-8')) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, 'problem_mark', None)
         raise InvalidValueError(f'the configuration mapping is not valid YAML: '
-                                f'{getattr(err, "problem", None) or err}', path,
+                                f'{getattr(err, "problem", None) or "?"}', path,
                                 mark.line + 1 if mark else None) from None
     except UnicodeDecodeError:
         raise InvalidValueError('the configuration mapping is not UTF-8 text', path) from None

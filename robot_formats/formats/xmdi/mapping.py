@@ -23,6 +23,8 @@ import yaml
 
 from robot_formats.core.errors import (DuplicateNameError, FileAccessError, InvalidValueError,
                                        SchemaError)
+from robot_formats.core.files import read_input
+from robot_formats.core.limits import MAX_YAML_BYTES
 
 __all__ = ['ServoBinding', 'ServoMapping']
 
@@ -80,13 +82,12 @@ class ServoMapping:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> ServoMapping:
-        path = Path(path)
+        """A mapping file, read by the guarded reader (a regular file of at most
+        :data:`~robot_formats.core.limits.MAX_YAML_BYTES`)."""
         try:
-            text = path.read_text(encoding='utf-8')
-        except FileNotFoundError as err:
-            raise FileAccessError('no such file', path) from err
-        except (OSError, UnicodeDecodeError) as err:
-            raise FileAccessError(f'cannot read the mapping file: {err}', path) from err
+            text = read_input(path, MAX_YAML_BYTES).decode('utf-8')
+        except UnicodeDecodeError:
+            raise FileAccessError('the mapping file is not UTF-8 text', path) from None
         return cls.from_yaml_text(text, str(path))
 
     @classmethod
@@ -95,7 +96,7 @@ class ServoMapping:
             root = yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as err:
             mark = getattr(err, 'problem_mark', None)
-            raise InvalidValueError(f'not valid YAML: {getattr(err, "problem", None) or err}',
+            raise InvalidValueError(f'not valid YAML: {getattr(err, "problem", None) or "?"}',
                                     file, mark.line + 1 if mark else None) from None
         except RecursionError:  # PyYAML composes nested collections recursively (fuzzing)
             raise InvalidValueError('the servo mapping nests lists/mappings too deeply to read',

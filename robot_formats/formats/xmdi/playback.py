@@ -19,16 +19,17 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import overload
+from typing import Sequence, overload
 
 import numpy as np
 
-from robot_formats.core.errors import DuplicateNameError, InvalidValueError
+from robot_formats.core.errors import DuplicateNameError, InvalidValueError, LimitError
 from robot_formats.formats.xmdi.document import DEFAULT_FRAME_PERIOD, Motion
 from robot_formats.formats.xmdi.mapping import ServoMapping
 
 __all__ = ['Interpolation', 'JointCurve', 'MotionModel', 'PlayOptions', 'PlayState', 'Playback',
-           'TrajectoryPoint', 'SampleTimes', 'sample_times', 'MAX_PLAY_TIME', 'MAX_PLAY_POINTS']
+           'TrajectoryPoint', 'SampleTimes', 'sample_times', 'MAX_PLAY_TIME', 'MAX_PLAY_POINTS',
+           'MAX_SAMPLED_VALUES', 'check_sampling']
 
 #: Two sample times closer than this are the same instant (grid point vs. the duration).
 TIME_EPSILON = 1e-9
@@ -258,6 +259,26 @@ class SampleTimes:
         for tick in range(self.grid):
             yield tick / self.rate
         yield self.duration
+
+
+#: Most values one sampling of a whole file gives (samples × (1 + joints), every motion
+#: counted): a bound on the memory and the output of ``robot-formats motion`` (1 hour of 13
+#: joints at 100 Hz). :data:`MAX_SAMPLES` bounds one motion; a file of 200 motions, each
+#: within it, asked for billions of samples.
+MAX_SAMPLED_VALUES = 5_000_000
+
+
+def check_sampling(models: Sequence[MotionModel], rate: float) -> None:
+    """LimitError when sampling every one of ``models`` at ``rate`` gives more than
+    :data:`MAX_SAMPLED_VALUES` values (computed from the durations, before any sample)."""
+    total = 0
+    for model in models:
+        total += len(SampleTimes(model.duration, rate)) * (1 + len(model.curves))
+        if total > MAX_SAMPLED_VALUES:
+            raise LimitError(f'sampling the motions at {rate:g} Hz gives more than '
+                             f'{MAX_SAMPLED_VALUES} values (samples times joints, every motion '
+                             'counted), the limit; lower the rate or choose a motion',
+                             model.source)
 
 
 def sample_times(duration: float, rate: float) -> np.ndarray:
