@@ -14,7 +14,10 @@ it records the commandable joints of ``robot_description`` (mimic joints left ou
 cannot drive them) when a description was received, else every joint of the first message.
 
 Samples are placed at their header stamps (the receive time when a stamp is zero), so delays
-on the way do not distort the motion. Memory holds key frames only, not messages.
+on the way do not distort the motion. The recorded topic's queue keeps every message until the
+node takes it, and ``~/stop`` first records what already waits there, so a node that falls
+behind (a loaded machine) loses no sample of a reliable publisher. Memory holds key frames
+only, not messages.
 ``robot-formats record`` runs the same node from the command line (:func:`run_record`).
 """
 
@@ -29,6 +32,9 @@ from control_msgs.msg import JointTrajectoryControllerState
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos_overriding_options import InvalidQosOverridesError, QoSOverridingOptions
+from rclpy.subscription import Subscription
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -48,6 +54,9 @@ from robot_formats.runtime.recording import DEFAULT_TOLERANCE, MotionRecorder
 __all__ = ['MotionRecorderNode', 'main', 'run_record']
 
 SOURCES = ('joint_states', 'controller_state')
+#: ~/stop records at most this many messages still waiting in the queue (a flood that keeps
+#: coming does not hold the answer back).
+MAX_TAKEN_AT_STOP = 10_000
 
 
 class MotionRecorderNode(Node):
@@ -75,16 +84,7 @@ class MotionRecorderNode(Node):
         self.output_directory = self._output_directory()
         self.recorder: MotionRecorder | None = None
         self.recording = False
-        source = choice(self, 'source', SOURCES)
-        if source == 'joint_states':
-            self.create_subscription(JointState, 'joint_states', self.joint_states_callback,
-                                     joint_states_qos(self))
-            self.topic = 'joint_states'
-        else:
-            controller = str(self.get_parameter('controller').value).strip('/')
-            self.topic = f'{controller}/controller_state'
-            self.create_subscription(JointTrajectoryControllerState, self.topic,
-                                     self.controller_state_callback, 100)
+        self.topic, self._recorded = self._subscribe_recorded(choice(self, 'source', SOURCES))
         self.create_service(Trigger, '~/start', self.start_callback)
         self.create_service(StopRecording, '~/stop', self.stop_callback)
         if self.get_parameter('autostart').value:
@@ -121,7 +121,50 @@ class MotionRecorderNode(Node):
                                         'one), relative to output_directory.'))
         declare('autostart', False, text('Start recording at once, without ~/start.'))
         declare('joint_states_qos', 'sensor_data', text(
-            "QoS of the joint_states subscription: 'sensor_data' or 'reliable'."))
+            "Reliability of the joint_states subscription: 'sensor_data' (best effort, accepts "
+            "every publisher) or 'reliable' (no loss from reliable publishers; best-effort "
+            'publishers cannot connect); it keeps every message until taken (KEEP_ALL); '
+            'qos_overrides.<topic>.subscription.* parameters override its policies.'))
+
+    def _subscribe_recorded(self, source: str) -> tuple[str, Subscription]:
+        """The recorded topic and its subscription, keeping every message until the node takes it
+        (history KEEP_ALL; reliability: ``joint_states_qos``, reliable for controller_state),
+        with rclpy's ``qos_overrides.<topic>.subscription.*`` on top (as description_publisher).
+
+        A recording needs every sample: with a bounded queue, a node that fell that many
+        messages behind (a loaded machine, a fast publisher) lost samples. Kept, they wait in
+        the middleware (its resource limits bound them), and a reliable publisher is not
+        acknowledged beyond them: it waits, or its own history drops its oldest samples."""
+        if source == 'joint_states':
+            topic = 'joint_states'
+            msg_type, callback = JointState, self.joint_states_callback
+            qos = joint_states_qos(self)
+        else:
+            controller = str(self.get_parameter('controller').value).strip('/')
+            topic = f'{controller}/controller_state'
+            msg_type, callback = JointTrajectoryControllerState, self.controller_state_callback
+            qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+        qos.history = HistoryPolicy.KEEP_ALL
+        try:
+            return topic, self.create_subscription(
+                msg_type, topic, callback, qos,
+                qos_overriding_options=QoSOverridingOptions.with_default_policies())
+        except (RuntimeError, ValueError, InvalidQosOverridesError) as err:
+            raise StartupError(f'qos_overrides of {topic}: {err}') from None
+
+    def _take_waiting(self) -> None:
+        """Record the messages already waiting in the recorded topic's queue (at most
+        :data:`MAX_TAKEN_AT_STOP`). ~/stop calls it before it ends the recording: the executor
+        takes one message per subscription per round, so a stop request behind a queue (a
+        loaded machine) would otherwise cut off what arrived before it, the end of a motion."""
+        subscription = self._recorded
+        for _ in range(MAX_TAKEN_AT_STOP):
+            with subscription.handle:
+                taken = subscription.handle.take_message(subscription.msg_type,
+                                                         subscription.raw)
+            if taken is None:
+                return
+            subscription.callback(taken[0])
 
     def _output_directory(self) -> Path:
         configured = str(self.get_parameter('output_directory').value)
@@ -177,6 +220,8 @@ class MotionRecorderNode(Node):
     def stop_callback(self, request: StopRecording.Request, response: StopRecording.Response
                       ) -> StopRecording.Response:
         try:
+            if self.recording:
+                self._take_waiting()
             return self._stop(request, response)
         except Exception as err:  # noqa: BLE001 - a bad request must not end the node
             self.get_logger().error(f'internal error on ~/stop: {err!r}')
