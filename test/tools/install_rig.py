@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import yaml
+from catkin_pkg.package import parse_package
 
 ROOT = Path(__file__).resolve().parents[2]
 PINS = ROOT / 'tools' / 'upstream.repos'
@@ -103,11 +104,25 @@ def stand_in_distribution(dest: Path, leave_out: set[str]) -> Path:
         f'{UNDERLAY} is missing: `make build` builds the upstream packages there first')
     dest.mkdir(parents=True)
     for script in ('setup.bash', 'setup.sh', 'local_setup.bash', 'local_setup.sh',
-                   '_local_setup_util_sh.py'):
+                   '_local_setup_util_sh.py', '.colcon_install_layout'):
         shutil.copy2(UNDERLAY / script, dest / script)
     for package in installed_packages(UNDERLAY) - leave_out:
         (dest / package).symlink_to(UNDERLAY / package)
     return dest
+
+
+def with_dependents(prefix: Path, names: set[str]) -> set[str]:
+    """``names`` and every package of ``prefix`` that depends on one of them, recursively: what
+    a distribution consistently lacks when it lacks ``names``."""
+    depends = {}
+    for package in installed_packages(prefix):
+        manifest = parse_package(str(prefix / package / 'share' / package))
+        depends[package] = {d.name for d in manifest.build_depends + manifest.exec_depends
+                            + manifest.buildtool_depends}
+    found = set(names)
+    while grown := {p for p, deps in depends.items() if deps & found} - found:
+        found |= grown
+    return found
 
 
 def installed_packages(prefix: Path) -> set[str]:
