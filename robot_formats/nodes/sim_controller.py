@@ -496,6 +496,7 @@ class SimController(Node):
                                           self.robot.wraps[self._index]).tolist(),
             velocities=(np.asarray(msg.reference.velocities) - velocity).tolist())
         msg.output = JointTrajectoryPoint(positions=command.tolist())
+        msg.speed_scaling_factor = 1.0  # trajectories run at their own speed, never scaled
         self.state_pub.publish(msg)
 
     def _follow(self, motion: _Motion, now: float) -> None:
