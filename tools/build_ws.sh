@@ -31,7 +31,7 @@ for arg in "$@"; do
   case "$arg" in
     --force) FORCE=1 ;;
     --list) LIST=1 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build_ws.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done

@@ -20,6 +20,7 @@ is provided.
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,15 +111,25 @@ def test_provided_packages_are_not_rebuilt(fetched) -> None:
     assert built == FETCHED | OWN, fetched.logs['build']
 
 
+def launch(build: Build, launcher, launch_file: str, name: str, description: bool = True):
+    """``ros2 launch robot_formats LAUNCH_FILE rviz:=false`` in the built workspace's
+    environment, as its user starts it; (process, side) once robot_description arrived."""
+    env = sourced_environment(build.clone / 'install' / 'setup.bash', build.env)
+    ros2 = shutil.which('ros2', path=env['PATH'])
+    assert ros2, f'no ros2 on the PATH of {build.clone}/install/setup.bash'
+    process, side = launcher.command(
+        [ros2, 'launch', 'robot_formats', launch_file, 'rviz:=false'], name, env)
+    if description:
+        inbox = side.subscribe(String, '/robot_description', DESCRIPTION_QOS)
+        side.spin_until(lambda: len(inbox), what='robot_description', process=process)
+        assert '<robot' in inbox.last.data
+    return process, side
+
+
 def test_nodes_run_on_the_distribution_and_the_fetched_packages(fetched, module_launcher) -> None:
     """The launched nodes load tf2_msgs from the clone's underlay and control_msgs from the
     distribution (their type support libraries, as mapped by the running processes)."""
-    env = sourced_environment(fetched.clone / 'install' / 'setup.bash', fetched.env)
-    ros2 = str(UNDERLAY / 'ros2cli' / 'bin' / 'ros2')
-    process, side = module_launcher.command(
-        [ros2, 'launch', 'robot_formats', 'motion_sim.launch.py', 'rviz:=false'], 'fetched', env)
-    inbox = side.subscribe(String, '/robot_description', DESCRIPTION_QOS)
-    side.spin_until(lambda: len(inbox), what='robot_description', process=process)
+    process, side = launch(fetched, module_launcher, 'motion_sim.launch.py', 'fetched')
     side.spin_until(lambda: side.node.get_publishers_info_by_topic(
         '/joint_trajectory_controller/controller_state'), what='controller_state',
         process=process)
@@ -171,15 +182,9 @@ def test_the_command_builds_the_workspace_on_the_distribution(workspace) -> None
 
 
 def test_display_and_problem_launch_serve_from_the_workspace(workspace, module_launcher) -> None:
-    env = sourced_environment(workspace.clone / 'install' / 'setup.bash', workspace.env)
-    ros2 = str(UNDERLAY / 'ros2cli' / 'bin' / 'ros2')
-    display, side = module_launcher.command(
-        [ros2, 'launch', 'robot_formats', 'display.launch.py', 'rviz:=false'], 'ws_display', env)
-    inbox = side.subscribe(String, '/robot_description', DESCRIPTION_QOS)
-    side.spin_until(lambda: len(inbox), what='robot_description', process=display)
-    assert '<robot' in inbox.last.data
-    problem, side = module_launcher.command(
-        [ros2, 'launch', 'robot_formats', 'problem.launch.py', 'rviz:=false'], 'ws_problem', env)
+    launch(workspace, module_launcher, 'display.launch.py', 'ws_display')
+    problem, side = launch(workspace, module_launcher, 'problem.launch.py', 'ws_problem',
+                           description=False)
     wanted = {'/problem_server/get_grasps', '/problem_server/list_objects'}
     side.spin_until(lambda: wanted <= {n for n, _ in side.node.get_service_names_and_types()},
                     what=f'the services {sorted(wanted)}', process=problem)
