@@ -16,7 +16,8 @@
 #
 # Usage: tools/build_upstream.sh [--force|--list]
 #   --force  ignore the stamp and run colcon
-#   --list   only print what the environment provides and what would be built from where
+#   --list   only print what the environment provides and what would be built from where (sources
+#            not yet there are fetched into underlay/src, as for a build)
 # Needs the venv from tools/setup_env.sh; run by tools/build_ws.sh (make build) before the project's
 # own packages, and by `make underlay`. Source underlay/install/setup.bash to build a colcon workspace
 # on it, as on a ROS 2 installation.
@@ -29,7 +30,7 @@ ARGS=()
 for arg in "$@"; do
   case "$arg" in
     --force|--list) ARGS+=("$arg") ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build_upstream.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done

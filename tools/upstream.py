@@ -260,18 +260,18 @@ def resolve(workspace: Iterable[Path], command_line: Iterable[str], sources: Sou
 
 
 def sources_hash(plan: Plan, venv: Path) -> str:
-    """Everything the last build depended on: packages, their files, environment, venv, tools."""
+    """Everything the last build depended on: the colcon command (packages and their folders),
+    the packages' files, the environment and the venv (not this script: a comment edited here
+    must not cost a rebuild)."""
     digest = hashlib.sha256()
+    digest.update('\0'.join(colcon_command(plan, venv)).encode())
     for name in sorted(plan.build):
-        digest.update(f'{name}={plan.build[name]}\n'.encode())
         for path in sorted(p for p in plan.build[name].rglob('*') if p.is_file()
                            and '.git' not in p.parts and '__pycache__' not in p.parts):
-            digest.update(f'{path.relative_to(plan.build[name])}\n'.encode())
+            digest.update(f'{name}/{path.relative_to(plan.build[name])}\n'.encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     digest.update(os.environ.get('AMENT_PREFIX_PATH', '').encode())
-    for path in (venv / '.stamp-ros', Path(__file__), ROOT / 'tools' / 'build_upstream.sh',
-                 ROOT / 'tools' / 'ws_env.sh'):
-        digest.update(path.read_bytes())
+    digest.update((venv / '.stamp-ros').read_bytes())
     return digest.hexdigest()
 
 
@@ -294,15 +294,17 @@ def remove_unneeded(plan: Plan) -> None:
             (install / STAMP_NAME).unlink(missing_ok=True)
 
 
+def colcon_command(plan: Plan, venv: Path) -> list[str]:
+    return [str(venv / 'bin' / 'colcon'), '--log-base', str(UNDERLAY / 'log'), 'build',
+            '--build-base', str(UNDERLAY / 'build'), '--install-base', str(UNDERLAY / 'install'),
+            '--paths', *(str(plan.build[name]) for name in sorted(plan.build)),
+            '--cmake-args', '-DBUILD_TESTING=OFF', f'-DPython3_EXECUTABLE={venv}/bin/python']
+
+
 def colcon_build(plan: Plan, venv: Path) -> None:
-    install = UNDERLAY / 'install'
-    install.mkdir(parents=True, exist_ok=True)
+    (UNDERLAY / 'install').mkdir(parents=True, exist_ok=True)
     (UNDERLAY / 'COLCON_IGNORE').touch()  # its fetched sources are no packages of a workspace
-    command = [str(venv / 'bin' / 'colcon'), '--log-base', str(UNDERLAY / 'log'), 'build',
-               '--build-base', str(UNDERLAY / 'build'), '--install-base', str(install),
-               '--paths', *(str(plan.build[name]) for name in sorted(plan.build)),
-               '--cmake-args', '-DBUILD_TESTING=OFF', f'-DPython3_EXECUTABLE={venv}/bin/python']
-    if subprocess.run(command, cwd=ROOT, check=False).returncode != 0:
+    if subprocess.run(colcon_command(plan, venv), cwd=ROOT, check=False).returncode != 0:
         raise UpstreamError('colcon could not build the upstream packages (its output above '
                             f'says why); their logs are in {UNDERLAY / "log"}')
 
