@@ -1,10 +1,10 @@
 # robot_formats - build/setup entry points. `make help` lists the targets.
-# Every step is idempotent and skips itself when nothing changed (stamps in .venv/ and install/).
+# Every step is idempotent and skips itself when nothing changed (stamps in .venv/, underlay/ and install/).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
-# setup/build steps share .venv and install/: never run them concurrently (make -j), and serialize
+# setup/build steps share .venv, underlay/ and install/: never run them concurrently (make -j), and serialize
 # concurrent invocations (several shells or developers in one checkout) with a lock file.
 .NOTPARALLEL:
 LOCK := flock $(CURDIR)/.make.lock
@@ -15,7 +15,7 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 # Source the venv + workspace environment inside a recipe line.
 ENV := . tools/env.sh
 
-.PHONY: help setup setup-test build test demo bench docs clean distclean
+.PHONY: help setup setup-test underlay build test demo bench docs clean distclean
 
 help: ## list the targets
 	@echo "robot_formats make targets:"
@@ -27,7 +27,10 @@ setup: ## create/update .venv (pinned ROS 2 Kilted wheels, colcon, libraries)
 setup-test: ## setup + the opt-in test dependencies (tools/requirements-test.txt)
 	@$(LOCK) bash tools/setup_env.sh --test
 
-build: setup ## setup + colcon build (build/ install/ log/); skipped when no input changed
+underlay: setup ## setup + the upstream ROS packages the environment lacks, into underlay/install
+	@$(LOCK) bash tools/build_upstream.sh
+
+build: setup ## setup + underlay + colcon build (build/ install/ log/); skipped when no input changed
 	@$(LOCK) bash tools/build_ws.sh
 
 # pytest runs directly (not `colcon test`) so its exit code and closing 'N passed' line are the result.
@@ -52,8 +55,8 @@ bench: setup-test build ## setup-test + build + run the benchmarks (python -m be
 docs: setup ## setup + regenerate the pictures in docs/images/ from the bundled examples (tools/make_docs.py)
 	@$(ENV); python tools/make_docs.py
 
-clean: ## remove build/ install/ log/ (keeps .venv)
-	rm -rf build install log
+clean: ## remove build/ install/ log/ and the underlay's builds (keeps .venv and fetched sources)
+	rm -rf build install log underlay/build underlay/install underlay/log
 
-distclean: clean ## clean + remove .venv
-	rm -rf .venv
+distclean: clean ## clean + remove .venv and underlay/ (fetched sources too)
+	rm -rf .venv underlay

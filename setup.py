@@ -1,5 +1,6 @@
 """ament_python build of robot_formats (colcon / `setup.py develop` with setuptools 65.5.0)."""
 import os
+import sys
 import xml.etree.ElementTree as ET
 from glob import glob
 
@@ -13,6 +14,32 @@ here = os.path.dirname(os.path.realpath(__file__))
 
 # package.xml is the single source of the version.
 version = ET.parse(os.path.join(here, 'package.xml')).getroot().findtext('version').strip()
+
+
+def require_interfaces():
+    """Stop a build that would install nodes without their interfaces, saying the one command
+    that builds both: colcon does not look for packages inside a package folder, so a plain
+    `colcon build` in a workspace with this repository in src/ never finds the nested
+    robot_formats_interfaces (see the README, "In a colcon workspace")."""
+    prefixes = os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)
+    if any(os.path.exists(os.path.join(p, 'share', 'ament_index', 'resource_index', 'packages',
+                                       'robot_formats_interfaces')) for p in prefixes if p):
+        return
+    interfaces = os.path.join(here, 'robot_formats_interfaces')
+    src = os.path.dirname(here)
+    if os.path.basename(src) == 'src':
+        base_paths = 'src ' + os.path.relpath(interfaces, os.path.dirname(src))
+    else:
+        base_paths = f'{src} {interfaces}'
+    sys.exit('robot_formats: robot_formats_interfaces was not found (colcon does not look inside '
+             'the robot_formats package, where it lies); build the workspace with: '
+             f'colcon build --base-paths {base_paths}')
+
+
+# colcon installs with `setup.py install` (or `develop` with --symlink-install); it also runs this
+# file to read setup()'s arguments, which needs no check.
+if {'install', 'develop'} & set(sys.argv[1:]):
+    require_interfaces()
 
 
 def tree_data_files(src, dest):

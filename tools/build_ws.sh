@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # tools/build_ws.sh - colcon build of this repository's packages into build/ install/ log/ at the repo root.
 #
-# Packages (explicit --paths; colcon would not look inside the repo root, which is itself a package):
+# First the upstream ROS 2 packages the environment lacks, into the underlay prefix underlay/install
+# (tools/build_upstream.sh); then this repository's packages on top of it (explicit --paths: colcon
+# would not look inside the repo root, which is itself a package):
 #   .                          robot_formats (ament_python, --symlink-install: edits to robot_formats/*.py
 #                              need no rebuild)
 #   robot_formats_interfaces   ament_cmake interface package (srv/Reload.srv, ...)
-#   (first) the upstream ROS 2 tools the environment lacks: tools/build_ros_tools.sh
-#   compat/<pkg>               each one ONLY if the environment does not already provide <pkg>, i.e. no prefix
-#                              on AMENT_PREFIX_PATH other than our own install/ has
-#                              share/ament_index/resource_index/packages/<pkg> (see compat/README.md)
+# install/ holds only these two: anything else found there (an upstream package of an older layout) is
+# removed, so that it cannot shadow the underlay's or the environment's.
 #
 # Idempotent and fast: colcon is skipped entirely when a hash of the build inputs (package manifests,
-# CMakeLists, msg/srv/action files, setup.py/cfg, the launch/ config/ examples/ meshes/ file lists, the venv stamp, the
-# selected package paths and the underlay) equals the one recorded after the last successful build.
+# CMakeLists, msg/srv/action files, setup.py/cfg, the launch/ config/ examples/ meshes/ file lists, the venv
+# stamp and the underlay) equals the one recorded after the last successful build.
 #
 # Usage: tools/build_ws.sh [--force|--list]
 #   --force  ignore the stamp and run colcon
-#   --list   only print the package paths that would be built (and what the environment provides)
-# Needs the venv from tools/setup_env.sh. To build against a ROS 2 installed from apt instead, source its
-# setup.bash first: the compat packages it provides are then skipped.
+#   --list   only print what would be built (and what the environment provides)
+# Needs the venv from tools/setup_env.sh. To build against a ROS 2 installation instead, source its
+# setup.bash first: every upstream package it provides is then taken from it and not built.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
@@ -31,7 +31,7 @@ for arg in "$@"; do
   case "$arg" in
     --force) FORCE=1 ;;
     --list) LIST=1 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build_ws.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -40,32 +40,21 @@ say() { echo "build: $*"; }
 [ -f "$VENV/local_setup.sh" ] && [ -f "$VENV/.stamp-ros" ] \
   || { echo "build: no venv at $VENV: run 'make setup' (tools/setup_env.sh) first" >&2; exit 1; }
 
-# The upstream ROS 2 tools (launch, ros2cli, tf2_ros, ...) first, where the environment lacks them.
-if [ "$LIST" = 1 ]; then bash "$ROOT/tools/build_ros_tools.sh" --list; else bash "$ROOT/tools/build_ros_tools.sh"; fi
+# The upstream ROS 2 packages (launch, ros2cli, tf2_ros, control_msgs, ...) first, where the environment
+# lacks them.
+if [ "$LIST" = 1 ]; then bash "$ROOT/tools/build_upstream.sh" --list; else bash "$ROOT/tools/build_upstream.sh"; fi
 
 # shellcheck disable=SC1091
 . "$ROOT/tools/ws_env.sh"
-enter_build_env
+enter_overlay_env
 
 # --- select packages ---------------------------------------------------------------------------------------
-PATHS=(. robot_formats_interfaces)
-NAMES=(robot_formats robot_formats_interfaces)
-for dir in compat/*/; do
-  dir="${dir%/}"
-  [ -f "$dir/package.xml" ] || continue
+PATHS=("${WORKSPACE_PACKAGES[@]}")
+NAMES=()
+for dir in "${PATHS[@]}"; do
   pkg="$(sed -n 's:.*<name>[[:space:]]*\([^<[:space:]]*\)[[:space:]]*</name>.*:\1:p' "$dir/package.xml" | head -n1)"
   [ -n "$pkg" ] || { echo "build: cannot read <name> from $dir/package.xml" >&2; exit 1; }
-  if provided_by_env "$pkg"; then
-    [ "$LIST" = 1 ] && echo "provided by the environment, not built: $dir ($pkg)"
-    if [ "$LIST" = 0 ] && { [ -d "install/$pkg" ] || [ -d "build/$pkg" ]; }; then
-      say "$pkg is now provided by the environment: removing our compat build of it"
-      rm -rf "install/$pkg" "build/$pkg"
-      rm -f "$STAMP"
-    fi
-  else
-    PATHS+=("$dir")
-    NAMES+=("$pkg")
-  fi
+  NAMES+=("$pkg")
 done
 
 if [ "$LIST" = 1 ]; then
@@ -77,7 +66,7 @@ fi
 inputs_hash() {
   local -a files=(tools/build_ws.sh tools/ws_env.sh package.xml setup.py setup.cfg scripts/robot-formats)
   local p
-  for p in resource robot_formats_interfaces "${PATHS[@]:2}"; do
+  for p in resource robot_formats_interfaces; do
     [ -e "$p" ] && while IFS= read -r -d '' f; do files+=("$f"); done \
       < <(find "$p" -type f -not -path '*/__pycache__/*' -not -name '*.pyc' -print0 | LC_ALL=C sort -z)
   done
@@ -100,6 +89,20 @@ built_ok() {
   for n in "${NAMES[@]}"; do [ -d "install/$n" ] && [ -d "build/$n" ] || return 1; done
   [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$HASH" ]
 }
+# install/ and build/ hold this repository's packages only: an upstream package colcon built there (the
+# layout before underlay/) would shadow the underlay's or the environment's, so it goes.
+remove_foreign_packages() {
+  local d name
+  for d in install/*/share/colcon-core/packages/* build/*/colcon_build.rc; do
+    [ -e "$d" ] || continue
+    case "$d" in install/*) name="$(basename "$d")" ;; *) name="$(basename "$(dirname "$d")")" ;; esac
+    case " ${NAMES[*]} " in *" $name "*) continue ;; esac
+    say "removing $name from install/ and build/ (upstream packages live in underlay/ now)"
+    rm -rf "install/$name" "build/$name"
+    rm -f "$STAMP"
+  done
+}
+remove_foreign_packages
 if [ "$FORCE" = 0 ] && built_ok; then
   say "workspace up to date (${NAMES[*]}), colcon skipped"
   exit 0

@@ -1,6 +1,7 @@
 # tools/env.sh - source me (bash):   . tools/env.sh
 # Sets up the environment of this repository: the venv's ROS 2 prefix (.venv/local_setup.sh: PATH,
-# LD_LIBRARY_PATH, AMENT_PREFIX_PATH, ...) and the colcon workspace (install/setup.bash), if built.
+# LD_LIBRARY_PATH, AMENT_PREFIX_PATH, ...) and the colcon workspace (install/setup.bash, which chains
+# the underlay of upstream packages), if built; else the underlay alone (underlay/install), if built.
 # Always keeps DDS discovery on this machine (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST).
 # Safe to source from scripts running with `set -euo pipefail`.
 
@@ -14,6 +15,8 @@ else
 fi
 if [ -f "$_rf_root/install/setup.bash" ]; then
   . "$_rf_root/install/setup.bash"
+elif [ -f "$_rf_root/underlay/install/setup.bash" ]; then
+  . "$_rf_root/underlay/install/setup.bash"
 fi
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 case "$_rf_opts" in *e*) set -e ;; esac

@@ -554,6 +554,7 @@ class SimController(Node):
                                           robot.wraps[self._index]).tolist(),
             velocities=(np.asarray(msg.reference.velocities) - velocity).tolist())
         msg.output = JointTrajectoryPoint(positions=command.tolist())
+        msg.speed_scaling_factor = 1.0  # trajectories run at their own speed, never scaled
         publisher.publish(msg)
 
     def _follow(self, robot: MujocoRobot, motion: _Motion, now: float) -> None:

@@ -64,9 +64,11 @@ def check_urdf_binary() -> str:
 
 # --- the node under test ----------------------------------------------------------------------
 
-def subprocess_env(domain_id: int, log_dir: Path) -> dict[str, str]:
-    """The sourced environment (tools/env.sh) with a private domain, DDS on loopback."""
-    env = dict(os.environ)
+def subprocess_env(domain_id: int, log_dir: Path,
+                   base: dict[str, str] | None = None) -> dict[str, str]:
+    """The sourced environment (tools/env.sh, or ``base``) with a private domain, DDS on
+    loopback."""
+    env = dict(os.environ if base is None else base)
     env['ROS_DOMAIN_ID'] = str(domain_id)
     env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     env['ROS_LOG_DIR'] = str(log_dir / 'ros_log')
@@ -80,8 +82,9 @@ def subprocess_env(domain_id: int, log_dir: Path) -> dict[str, str]:
 class NodeProcess:
     """A node (or bringup) in a subprocess on its own domain; output goes to a log file."""
 
-    def __init__(self, args: list[str], domain_id: int, log_dir: Path, name: str) -> None:
-        env = subprocess_env(domain_id, log_dir)
+    def __init__(self, args: list[str], domain_id: int, log_dir: Path, name: str,
+                 env: dict[str, str] | None = None) -> None:
+        env = subprocess_env(domain_id, log_dir, env)
         self.args = list(args)
         self.domain_id = domain_id
         self.log_path = log_dir / f'{name}.log'
@@ -386,9 +389,12 @@ class Launcher:
         self.processes.append(process)
         return process, self.side(domain, name)
 
-    def command(self, args: list[str], name: str) -> tuple[NodeProcess, RosSide]:
+    def command(self, args: list[str], name: str, env: dict[str, str] | None = None
+                ) -> tuple[NodeProcess, RosSide]:
+        """``args`` run by this Python; ``env`` (default: this process's) is the environment
+        they start in, e.g. another workspace's."""
         domain = self.allocate_domain()
-        process = NodeProcess(args, domain, self.log_dir, name)
+        process = NodeProcess(args, domain, self.log_dir, name, env)
         self.processes.append(process)
         return process, self.side(domain, name)
 

@@ -281,6 +281,7 @@ def test_sim_controller_configured_by_the_generated_file_plays_every_bundled_mot
     state = states.last
     assert list(state.joint_names) == joints
     assert len(state.reference.positions) == len(state.feedback.positions) == len(joints)
+    assert state.speed_scaling_factor == 1.0  # control_msgs 6.x: unscaled, as JTC's default
     processes['player'].wait_for_log('robot model:')
     client = ActionClient(side.node, PlayMotion, 'motion_player/play')
     assert client.wait_for_server(timeout_sec=TIMEOUT)
