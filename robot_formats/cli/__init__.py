@@ -19,6 +19,7 @@ from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT
                          add_world_option, configuration, load_file, print_warnings)
 from robot_formats.core.errors import FormatError
 from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.model import Scene
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
 
 if TYPE_CHECKING:
@@ -181,13 +182,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.strict and result.warnings:
         print(f'{args.path}: {len(result.warnings)} warning(s) in strict mode', file=sys.stderr)
         return EXIT_INVALID
-    if result.kind != 'scene':
-        print(f'{args.path}: valid {result.format} ({result.document.summary()})')
+    document = result.document
+    if not isinstance(document, Scene):  # another kind of document: motions
+        print(f'{args.path}: valid {result.format} ({document.summary()})')
         return EXIT_OK
     tree = result.tree
-    assert tree is not None
+    assert tree is not None  # read_document validates every scene into a tree
     from robot_formats.formats.urdf import urdf_string
-    urdf_string(result.document, tree)  # everything must also be publishable
+    urdf_string(document, tree)  # everything must also be publishable
     print(f'{args.path}: valid {result.format} ({len(tree.links)} links, {len(tree.joints)} '
           f'joints, {len(tree.dof_names)} DoF)')
     return EXIT_OK

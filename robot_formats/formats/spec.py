@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from lxml import etree
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the SDFormat package is imported only when an SDFormat file
     from robot_formats.core.limits import LoadBudget
     from robot_formats.formats.sdformat.uri import ResolverConfig
 
-__all__ = ['FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader']
+__all__ = ['Document', 'FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader']
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +96,18 @@ class LoadResult:
     source_bytes: bytes | None = None
 
 
+class Document(Protocol):
+    """A document of a kind other than ``'scene'`` (XMDI motions): ``check`` prints its
+    summary."""
+
+    def summary(self) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentResult:
     """What :func:`read_document` returns: any format's document, validated."""
 
-    document: object          #: a Scene, or the format's own document (e.g. MotionDocument)
+    document: Scene | Document  #: a Scene, or the format's own (e.g. MotionDocument)
     format: str
     kind: str                 #: the spec's ``document``: 'scene', 'motion', ...
     path: str
