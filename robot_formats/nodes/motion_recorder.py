@@ -27,6 +27,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 from control_msgs.msg import JointTrajectoryControllerState
 from rcl_interfaces.msg import ParameterDescriptor
@@ -84,7 +85,8 @@ class MotionRecorderNode(Node):
         self.output_directory = self._output_directory()
         self.recorder: MotionRecorder | None = None
         self.recording = False
-        self.topic, self._recorded = self._subscribe_recorded(choice(self, 'source', SOURCES))
+        self.topic, self._recorded, self._record = self._subscribe_recorded(
+            choice(self, 'source', SOURCES))
         self.create_service(Trigger, '~/start', self.start_callback)
         self.create_service(StopRecording, '~/stop', self.stop_callback)
         if self.get_parameter('autostart').value:
@@ -126,10 +128,12 @@ class MotionRecorderNode(Node):
             'publishers cannot connect); it keeps every message until taken (KEEP_ALL); '
             'qos_overrides.<topic>.subscription.* parameters override its policies.'))
 
-    def _subscribe_recorded(self, source: str) -> tuple[str, Subscription]:
-        """The recorded topic and its subscription, keeping every message until the node takes it
-        (history KEEP_ALL; reliability: ``joint_states_qos``, reliable for controller_state),
-        with rclpy's ``qos_overrides.<topic>.subscription.*`` on top (as description_publisher).
+    def _subscribe_recorded(self, source: str
+                            ) -> tuple[str, Subscription, Callable[[Any], None]]:
+        """The recorded topic, its subscription and its callback. The subscription keeps every
+        message until the node takes it (history KEEP_ALL; reliability: ``joint_states_qos``,
+        reliable for controller_state), with rclpy's ``qos_overrides.<topic>.subscription.*``
+        on top (as description_publisher).
 
         A recording needs every sample: with a bounded queue, a node that fell that many
         messages behind (a loaded machine, a fast publisher) lost samples. Kept, they wait in
@@ -148,7 +152,7 @@ class MotionRecorderNode(Node):
         try:
             return topic, self.create_subscription(
                 msg_type, topic, callback, qos,
-                qos_overriding_options=QoSOverridingOptions.with_default_policies())
+                qos_overriding_options=QoSOverridingOptions.with_default_policies()), callback
         except (RuntimeError, ValueError, InvalidQosOverridesError) as err:
             raise StartupError(f'qos_overrides of {topic}: {err}') from None
 
@@ -164,7 +168,7 @@ class MotionRecorderNode(Node):
                                                          subscription.raw)
             if taken is None:
                 return
-            subscription.callback(taken[0])
+            self._record(taken[0])
 
     def _output_directory(self) -> Path:
         configured = str(self.get_parameter('output_directory').value)
