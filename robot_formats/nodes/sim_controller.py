@@ -109,6 +109,9 @@ class SimController(Node):
         forward_ns = str(self.get_parameter('forward_controller').value).strip('/')
         self.config = self._controllers_file(trajectory_ns, forward_ns)
         self.robot: MujocoRobot | None = None
+        #: the time (s) the robot's joints were where they are: the last update's
+        self._state_time: float | None = None
+        self._published_time: float | None = None  #: the state time joint_states last had
         self.joints: list[str] = []          #: controller joints (parameter order)
         self._index = np.zeros(0, dtype=np.intp)  #: controller joint -> robot.joint_names index
         self.targets = np.zeros(0)           #: set points of every actuated joint
@@ -310,6 +313,7 @@ class SimController(Node):
         self._abort_motion(jtc.INVALID_GOAL, 'Current goal cancelled: the robot description '
                            'changed.')
         robot.time = self._now()
+        self._state_time = None
         self.robot, self.joints = robot, joints
         self._index = np.array([robot.index[j] for j in joints], dtype=np.intp)
         self.targets = robot.positions()
@@ -528,6 +532,9 @@ class SimController(Node):
             robot.set_exact(self.targets)
         else:
             robot.set_targets(self.targets)
+        # the joints are where they were at this update's time (servo mode: the simulation's
+        # time, to which it has just advanced)
+        self._state_time = now if self.kinematic else robot.time
         if self.state_pub is not None and self.state_pub.get_subscription_count():
             self._publish_state(robot, self.state_pub, now)  # (nobody listening: not built)
 
@@ -630,9 +637,17 @@ class SimController(Node):
     def publish_joint_states(self) -> None:
         if self.robot is None:
             return
+        # stamped with the time the joints were there (the last update's), not the time of
+        # publishing: a publish timer that fires late (a loaded machine) does not shift them;
+        # a state is published once (no update since the last message: nothing new to say)
+        state_time = self._state_time
+        if state_time is not None and state_time == self._published_time:
+            return
+        self._published_time = state_time
         positions, velocities = self.robot.all_positions(), self.robot.all_velocities()
         msg = JointState()
-        msg.header.stamp = self.get_clock().now().to_msg()
+        msg.header.stamp = (Time(nanoseconds=round(state_time * 1e9)).to_msg()
+                            if state_time is not None else self.get_clock().now().to_msg())
         msg.name = list(positions)
         msg.position = list(positions.values())
         msg.velocity = [velocities[n] for n in positions]
