@@ -151,12 +151,9 @@ class KinematicTree:
         self._matrices: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._build(scene)
         self.order: tuple[str, ...] = self._topological_order()
-        names: list[str] = []
-        owners: list[Joint] = []  # the joint of each coordinate
-        for joint in self.joints.values():
-            for name in dof_names(joint):
-                names.append(name)
-                owners.append(joint)
+        coordinates = [(joint, dof_names(joint)) for joint in self.joints.values()]
+        names = [name for _, own in coordinates for name in own]
+        owners = [joint for joint, own in coordinates for _ in own]  # each coordinate's joint
         self.dof_names: tuple[str, ...] = tuple(names)
         self.dof_index: dict[str, int] = {name: i for i, name in enumerate(names)}
         if len(self.dof_index) != len(names):
@@ -286,13 +283,19 @@ class KinematicTree:
         for name in (*self.links, *self.frames):  # every edge is a link's or a frame's
             edge = edges.get(name)
             if edge is not None:
-                children.setdefault(edge.parent, []).append(name)
+                siblings = children.get(edge.parent)
+                if siblings is None:
+                    children[edge.parent] = [name]
+                else:
+                    siblings.append(name)
         order: list[str] = []
         stack = [self.root]
         while stack:
             node = stack.pop()
             order.append(node)
-            stack.extend(reversed(children.get(node, ())))
+            below = children.get(node)
+            if below:
+                stack.extend(reversed(below))
         del order[0]  # the root
         if len(order) != len(edges):
             reached = set(order)

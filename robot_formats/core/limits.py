@@ -53,7 +53,7 @@ class LoadBudget:
     def __init__(self) -> None:
         self.documents = 0
         self.bytes = 0
-        self._nesting: list[str] = []
+        self._nesting: list[str | Path] = []  # the files being loaded, outermost first
 
     def charge(self, size: int, file: str | Path | None, line: int | None = None,
                documents: int = 1) -> None:
@@ -72,18 +72,21 @@ class LoadBudget:
 
     def enter(self, path: str | Path) -> None:
         """Start the nested load of ``path`` (end it with :meth:`leave`): CycleError when the
-        file is already being loaded, LimitError beyond :data:`MAX_NESTED_LOADS`."""
-        key = os.path.realpath(path)
-        if key in self._nesting:
-            chain = ' -> '.join(Path(p).name for p in [*self._nesting[self._nesting.index(key):],
-                                                       key])
-            raise CycleError(f'the file is loaded from within its own load ({chain})', str(path),
-                             code='INCLUDE_CYCLE')
-        if len(self._nesting) > MAX_NESTED_LOADS:
-            raise LimitError(f'files of other formats nest more than {MAX_NESTED_LOADS} deep '
-                             '(a problem naming a world including a robot ...), the limit',
-                             str(path))
-        self._nesting.append(key)
+        file is already being loaded, LimitError beyond :data:`MAX_NESTED_LOADS`. Files are
+        told apart by their real paths, worked out only for a load nested in another (the
+        only one that can close a cycle; resolving a path costs a system call per directory)."""
+        if self._nesting:
+            key = os.path.realpath(path)
+            loading = [os.path.realpath(p) for p in self._nesting]
+            if key in loading:
+                chain = ' -> '.join(Path(p).name for p in [*loading[loading.index(key):], key])
+                raise CycleError(f'the file is loaded from within its own load ({chain})',
+                                 str(path), code='INCLUDE_CYCLE')
+            if len(self._nesting) > MAX_NESTED_LOADS:
+                raise LimitError(f'files of other formats nest more than {MAX_NESTED_LOADS} '
+                                 'deep (a problem naming a world including a robot ...), the '
+                                 'limit', str(path))
+        self._nesting.append(path)
 
     def leave(self) -> None:
         self._nesting.pop()

@@ -36,7 +36,7 @@ SKEL = FormatSpec('skel', ('.skel',), ('skel',), _read_skel, "DART's SKEL world 
 def _read_hrdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
                context: LoadContext) -> Scene:
     from robot_formats.formats.hrdf.reader import parse_hrdf_element
-    return parse_hrdf_element(root, str(path), warnings, budget=context.budget)
+    return parse_hrdf_element(root, path, warnings, budget=context.budget)
 
 
 #: Elements only HRDF has directly under its root (URDF shares <link> and <joint>).

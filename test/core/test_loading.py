@@ -238,3 +238,30 @@ def test_building_and_writing_a_urdf_imports_no_numpy() -> None:
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+# --- a load's budget -----------------------------------------------------------------------
+
+def test_a_file_loaded_within_its_own_load_is_refused(tmp_path: Path) -> None:
+    """By the file's real path (a symbolic link to it is the same file), for loads nested in
+    another; and loads nest at most MAX_NESTED_LOADS deep."""
+    from robot_formats.core.errors import CycleError, LimitError
+    from robot_formats.core.limits import MAX_NESTED_LOADS, LoadBudget
+    first, second, link = tmp_path / 'a.urdf', tmp_path / 'b.sdf', tmp_path / 'link.urdf'
+    first.write_text('<robot name="r"/>')
+    link.symlink_to(first)
+    budget = LoadBudget()
+    budget.enter(first)
+    budget.enter(second)
+    with pytest.raises(CycleError) as raised:
+        budget.enter(link)
+    assert raised.value.code == 'INCLUDE_CYCLE'
+    assert '(a.urdf -> b.sdf -> a.urdf)' in raised.value.message
+    budget.leave()
+    budget.leave()
+    budget.enter(link)  # no longer being loaded
+    deep = LoadBudget()
+    for index in range(MAX_NESTED_LOADS + 1):
+        deep.enter(tmp_path / f'{index}.sdf')
+    with pytest.raises(LimitError):
+        deep.enter(tmp_path / 'last.sdf')

@@ -178,7 +178,8 @@ class _Builder:
             catalogue = _CATALOGUE.get(node.kind)
             parts = None
             if catalogue is not None:
-                parts = self._typed(node, *catalogue)
+                table, what = catalogue
+                parts = self._typed(node, table, what)
                 wanted, offered = parts.input, previous.interface
                 if wanted is not None and offered is not None and (
                         offered[0] != wanted[0] or offered[1] == wanted[1]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -55,8 +56,7 @@ _REQUIRED = {'actuator': ('type',), 'link': ('type', 'extension', 'twist'),
              'include': ('path',)}
 
 
-@dataclass(slots=True)
-class Node:
+class Node(NamedTuple):
     """One robot model element with its checked attributes and explicit outputs."""
 
     kind: str
@@ -162,27 +162,29 @@ def _refuse_attributes(element: etree._Element, kind: str, file: str | None, ver
                               file, element.sourceline, code='HRDF_VERSION_GATE')
 
 
-def _refuse_text(element: etree._Element, file: str | None) -> None:
+def _child_elements(element: etree._Element, file: str | None) -> list[etree._Element]:
+    """The element's child elements (comments and processing instructions read past); a
+    SchemaError where it holds text (no HRDF element does)."""
     if element.text and element.text.strip():
         raise SchemaError(f'<{local_name(element)}> cannot contain text '
                           f'({element.text.strip()[:30]!r})', file, element.sourceline)
+    children = []
     for child in element:
         if child.tail and child.tail.strip():
             raise SchemaError(f'<{local_name(element)}> cannot contain text '
                               f'({child.tail.strip()[:30]!r})', file, child.sourceline)
+        if isinstance(child.tag, str):
+            children.append(child)
+    return children
 
 
 def _chain(ctx: _Context, container: etree._Element, file: str | None, version: Version
            ) -> list[Node]:
     """The elements of ``<robot>`` or ``<output>``, includes expanded."""
-    _refuse_text(container, file)
     nodes: list[Node] = []
     where = local_name(container)
-    for child in container:
-        tag = child.tag
-        if not isinstance(tag, str):
-            continue
-        kind = tag.rpartition('}')[2] if '}' in tag else tag
+    for child in _child_elements(container, file):
+        kind = child.tag.rpartition('}')[2]
         if kind == 'include':
             nodes.extend(_include(ctx, child, file, version))
             continue
@@ -205,8 +207,7 @@ def _chain(ctx: _Context, container: etree._Element, file: str | None, version: 
 def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
           version: Version) -> Node:
     attrs = _checked_attrs(element, kind, file, version, ctx, name=kind)
-    _refuse_text(element, file)
-    children = [c for c in element if isinstance(c.tag, str)]
+    children = _child_elements(element, file)
     if not children:
         return Node(kind, attrs, None, False, file)
     if kind not in ('rigid-body', 'bracket'):
@@ -261,8 +262,7 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
         raise SchemaError(f'<include> needs HRDF version 1.3.0 or later; this file is {version}',
                           file, element.sourceline, code='HRDF_VERSION_GATE')
     _checked_attrs(element, 'include', file, version, ctx)
-    _refuse_text(element, file)
-    children = [c for c in element if isinstance(c.tag, str)]
+    children = _child_elements(element, file)
     if children:
         raise SchemaError(f'<include> cannot have child elements (found '
                           f'<{local_name(children[0])}>)', file,

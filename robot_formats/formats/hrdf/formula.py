@@ -64,16 +64,8 @@ class Quirk:
     message: str
 
 
-class _Token:
-    """One token (a plain slotted class: a formula is tokenised on every load)."""
-
-    __slots__ = ('kind', 'text', 'position', 'value')
-
-    def __init__(self, kind: str, text: str, position: int, value: float = 0.0) -> None:
-        self.kind = kind          # 'num', 'pi', 'op', '(', ')', 'end'
-        self.text = text
-        self.position = position
-        self.value = value
+#: One token: (kind, text, position, value); kind is 'num', 'pi', 'op', '(', ')' or 'end'.
+_Token = tuple[str, str, int, float]
 
 
 def is_plain_number(text: str) -> bool:
@@ -104,11 +96,11 @@ def _tokens(text: str, quirks: list[Quirk]) -> list[_Token]:
             i += 1
             continue
         if ch in '+-*/':
-            out.append(_Token('op', ch, i))
+            out.append(('op', ch, i, 0.0))
             i += 1
             continue
         if ch in '()':
-            out.append(_Token(ch, ch, i))
+            out.append((ch, ch, i, 0.0))
             i += 1
             continue
         hexa = _HEX.match(text, i)
@@ -116,12 +108,12 @@ def _tokens(text: str, quirks: list[Quirk]) -> list[_Token]:
             quirks.append(Quirk(f'{hexa.group()!r} is a C hexadecimal number, not part of the '
                                 f'HRDF formula grammar; read as {int(hexa.group(), 16)} as '
                                 "HEBI's library does"))
-            out.append(_Token('num', hexa.group(), i, float(int(hexa.group(), 16))))
+            out.append(('num', hexa.group(), i, float(int(hexa.group(), 16))))
             i = hexa.end()
             continue
         number = _NUMBER.match(text, i)
         if number:
-            out.append(_Token('num', number.group(), i, float(number.group())))
+            out.append(('num', number.group(), i, float(number.group())))
             i = number.end()
             continue
         word = _WORD.match(text, i)
@@ -130,106 +122,97 @@ def _tokens(text: str, quirks: list[Quirk]) -> list[_Token]:
                 hint = " (the constant is 'pi', lower case)" if word.group().lower() == 'pi' \
                     else ''
                 raise FormulaError(f'unknown name {word.group()!r}{hint}', i)
-            out.append(_Token('pi', 'pi', i, math.pi))
+            out.append(('pi', 'pi', i, math.pi))
             i = word.end()
             continue
         raise FormulaError(f'unexpected character {ch!r}', i)
-    out.append(_Token('end', '', n))
+    out.append(('end', '', n, 0.0))
     return out
 
 
 class _Parser:
-    """One formula: ``parse()`` returns its value or raises FormulaError."""
+    """One formula: ``parse()`` returns its value or raises FormulaError. ``kind``, ``text``
+    and ``position`` are those of the current token (the next one to read)."""
 
     def __init__(self, text: str, quirks: list[Quirk]) -> None:
         self.text = text
         self.quirks = quirks
         self.tokens = _tokens(text, quirks)
         self.index = 0
-        self.depth = 0
-
-    @property
-    def current(self) -> _Token:
-        return self.tokens[self.index]
+        self.kind, self.token_text, self.position, _ = self.tokens[0]
 
     def advance(self) -> _Token:
+        """The current token; the next one becomes current (the end token stays)."""
         token = self.tokens[self.index]
-        self.index += 1
+        if self.kind != 'end':
+            self.index += 1
+            self.kind, self.token_text, self.position, _ = self.tokens[self.index]
         return token
 
     def parse(self) -> float:
-        if self.current.kind == 'end':
+        if self.kind == 'end':
             raise FormulaError('empty value', 0)
-        value = self.sum()
-        token = self.current
-        if token.kind != 'end':
+        value = self.sum(0)
+        if self.kind != 'end':
             previous = self.tokens[self.index - 1]
-            if token.kind == 'num' and previous.kind == 'num':
-                raise FormulaError(f'{previous.text!r} is followed by {token.text!r}: a number '
-                                   "has at most one '.', no spaces and no commas",
-                                   token.position)
-            if token.kind in ('num', 'pi', '('):
-                raise FormulaError(f'missing operator before {token.text!r} (write 2*pi, '
-                                   'not 2 pi)', token.position)
-            raise FormulaError(f'unexpected {token.text!r}', token.position)
+            if self.kind == 'num' and previous[0] == 'num':
+                raise FormulaError(f'{previous[1]!r} is followed by {self.token_text!r}: a '
+                                   "number has at most one '.', no spaces and no commas",
+                                   self.position)
+            if self.kind in ('num', 'pi', '('):
+                raise FormulaError(f'missing operator before {self.token_text!r} (write 2*pi, '
+                                   'not 2 pi)', self.position)
+            raise FormulaError(f'unexpected {self.token_text!r}', self.position)
         return value
 
-    def sum(self) -> float:
-        value = self.product()
-        while self.current.kind == 'op' and self.current.text in '+-':
-            op = self.advance().text
-            right = self.product()
+    def sum(self, depth: int) -> float:
+        value = self.product(depth)
+        while self.kind == 'op' and self.token_text in '+-':
+            op = self.advance()[1]
+            right = self.product(depth)
             value = value + right if op == '+' else value - right
         return value
 
-    def product(self) -> float:
-        value = self.unary()
-        while self.current.kind == 'op' and self.current.text in '*/':
-            op = self.advance().text
-            if self.current.kind == 'op' and self.current.text in '+-':
+    def product(self, depth: int) -> float:
+        value = self.unary(depth + 1)
+        while self.kind == 'op' and self.token_text in '*/':
+            op = self.advance()[1]
+            if self.kind == 'op' and self.token_text in '+-':
                 self.quirks.append(Quirk(f'a sign right after {op!r} is valid HRDF but HEBI\'s '
                                          'library rejects it; write it in parentheses, e.g. '
                                          '2*(-1)'))
-            right = self.unary()
+            right = self.unary(depth + 1)
             value = value * right if op == '*' else _divide(value, right)
         return value
 
-    def unary(self) -> float:
-        self.depth += 1
-        try:
-            return self._unary()
-        finally:
-            self.depth -= 1
-
-    def _unary(self) -> float:
-        token = self.current
-        if self.depth > _MAX_DEPTH:
-            raise FormulaError(f'nested more than {_MAX_DEPTH} levels deep', token.position)
-        if token.kind == 'op' and token.text in '+-':
-            self.advance()
-            if token.text == '+' and token.position == _first_non_space(self.text):
+    def unary(self, depth: int) -> float:
+        """A signed operand, ``depth`` signs and parentheses deep."""
+        if depth > _MAX_DEPTH:
+            raise FormulaError(f'nested more than {_MAX_DEPTH} levels deep', self.position)
+        if self.kind == 'op' and self.token_text in '+-':
+            _, sign, position, _ = self.advance()
+            if sign == '+' and position == _first_non_space(self.text):
                 self.quirks.append(Quirk("a leading '+' is valid HRDF but HEBI's library "
                                          'rejects it'))
-            value = self.unary()
-            return -value if token.text == '-' else value
-        return self.primary()
+            value = self.unary(depth + 1)
+            return -value if sign == '-' else value
+        return self.primary(depth)
 
-    def primary(self) -> float:
-        token = self.advance()
-        if token.kind in ('num', 'pi'):
-            return token.value
-        if token.kind == '(':
-            value = self.sum()
-            if self.current.kind != ')':
-                raise FormulaError("missing ')'" if self.current.kind == 'end'
-                                   else f"expected ')' before {self.current.text!r}",
-                                   self.current.position)
+    def primary(self, depth: int) -> float:
+        kind, text, position, value = self.advance()
+        if kind in ('num', 'pi'):
+            return value
+        if kind == '(':
+            value = self.sum(depth)
+            if self.kind != ')':
+                raise FormulaError("missing ')'" if self.kind == 'end'
+                                   else f"expected ')' before {self.token_text!r}",
+                                   self.position)
             self.advance()
             return value
-        if token.kind == 'end':
-            raise FormulaError('the formula ends where a number was expected', token.position)
-        raise FormulaError(f'expected a number, pi or "(" but found {token.text!r}',
-                           token.position)
+        if kind == 'end':
+            raise FormulaError('the formula ends where a number was expected', position)
+        raise FormulaError(f'expected a number, pi or "(" but found {text!r}', position)
 
 
 def _first_non_space(text: str) -> int:

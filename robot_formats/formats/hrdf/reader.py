@@ -34,17 +34,21 @@ def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, 
         FormatError: (a subclass) with file, line and a sentence for every problem.
     """
     warnings = warnings if warnings is not None else []
-    return parse_hrdf_element(read_xml(path, warnings), str(path), warnings, root_link=root_link)
+    return parse_hrdf_element(read_xml(path, warnings), Path(path), warnings, root_link=root_link)
 
 
-def parse_hrdf_element(root: etree._Element, file: str | None,
+def parse_hrdf_element(root: etree._Element, path: str | Path | None,
                        warnings: list[Diagnostic], *, root_link: str = ROOT_LINK,
                        budget: LoadBudget | None = None) -> Scene:
     """Build the scene of an already parsed HRDF document (its includes charged to
-    ``budget``, the load's; default: a budget of its own)."""
+    ``budget``, the load's; default: a budget of its own). ``path``: the document's file,
+    which names the model when ``<robot description>`` does not."""
+    if isinstance(path, str):
+        path = Path(path) if path else None
+    file = str(path) if path is not None else None
     root_attrs, nodes = read_document(root, file, warnings, budget)
     if root_attrs.version.implicit_end_effector:
         nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
-    name = root.get('description') or (Path(file).stem if file else 'hrdf_robot')
+    name = root.get('description') or (path.stem if path is not None else 'hrdf_robot')
     model = build_model(root_attrs, nodes, name, file, warnings, root_link)
     return Scene(name, (model,), source=file)
