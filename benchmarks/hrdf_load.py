@@ -32,7 +32,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from . import docs_output, floor
+from . import floor, report
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'hrdf'
 ROUNDS = 5
@@ -104,10 +104,8 @@ def _samples(function, count: int) -> list[float]:
     return out
 
 
-def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: ARG001
-    """The benchmark (``seconds``: the runner's common signature, unused); every printed line
-    is also appended to ``lines`` when given (see :func:`write_docs`)."""
-    print = docs_output.kept_print(lines)  # noqa: A001 - printed and kept
+def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
+    """The benchmark (``seconds``: the runner's common signature, unused)."""
 
     import robot_formats
     from robot_formats.formats.hrdf import parse_hrdf_file, reader
@@ -139,7 +137,7 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
     n = ROUNDS * BATCH
     kind = 'pure-Python' if reader.__file__.endswith('.py') else 'compiled'
     print(f'  {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average '
-          f'{docs_output.load_average()}, '
+          f'{report.load_average()}, '
           f'Python {sys.version.split()[0]}, {kind} HRDF reader')
     print(f'  {len(kits)} corpus kits; CPU time (process_time), median of N = {n} imports per '
           f'side and kit ({ROUNDS} interleaved rounds of {BATCH}), both sides warm')
@@ -160,25 +158,13 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
         for column, time_taken in zip(columns, (*times, read_part)):
             column.append(time_taken / theirs)
         print(f'  {str(kit.relative_to(CORPUS)):58s} '
-              f'{docs_output.ratio_columns(theirs, times)}')
+              f'{report.ratio_columns(theirs, times)}')
     ratios, parse_ratios, floor_ratios, read_ratios = columns
     median, worst = statistics.median(ratios), max(ratios)
     print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; parse only: '
-          f'{docs_output.spread(parse_ratios)}; floor: {docs_output.spread(floor_ratios)}, '
-          f'of which read: {docs_output.spread(read_ratios)} (N = {n})')
+          f'{report.spread(parse_ratios)}; floor: {report.spread(floor_ratios)}, '
+          f'of which read: {report.spread(read_ratios)} (N = {n})')
     met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
     print(f'  target median ≤ {TARGET_MEDIAN}×, worst ≤ {TARGET_WORST}× HEBI: '
           f'{"met" if met else "MISSED"}')
     return met
-
-
-DOCS = Path(__file__).resolve().parents[1] / 'docs' / 'hrdf.md'
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.hrdf_load [--write-docs [SAVED_OUTPUT]]``: see docs_output.main."""
-    return docs_output.main('hrdf_load', DOCS, run, __doc__.split('\n\n')[0], argv)
-
-
-if __name__ == '__main__':
-    sys.exit(main())

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import docs_output, floor
+from . import floor, report
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'skel'
 REPEATS = 15              #: samples per side and file (N of the median)
@@ -168,17 +168,15 @@ def subject(path: Path, dart: DartTimer) -> Subject | None:
     return made
 
 
-def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: ARG001
-    """The benchmark (``seconds``: the runner's common signature, unused); every printed line
-    is also appended to ``lines`` when given (see :func:`write_docs`)."""
-    print = docs_output.kept_print(lines)  # noqa: A001 - printed and kept
+def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
+    """The benchmark (``seconds``: the runner's common signature, unused)."""
 
     from robot_formats.formats.skel import reader
 
     files = loadable(sorted(CORPUS.rglob('*.skel')))
     kind = 'pure-Python' if reader.__file__.endswith('.py') else 'compiled'
     print(f'  {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average '
-          f'{docs_output.load_average()}, '
+          f'{report.load_average()}, '
           f'Python {sys.version.split()[0]}, {kind} SKEL reader')
     print(f'  corpus files robot_formats and DART both load; CPU time per load, median of '
           f'N = {REPEATS} samples per side (batches of ~{BATCH_SECONDS * 1e3:g} ms), samples '
@@ -204,27 +202,15 @@ def run(seconds: float = 0.0, lines: list[str] | None = None) -> bool:  # noqa: 
         for column, time_taken in zip(columns, times):
             column.append(time_taken / theirs)
         print(f'  {str(made.path.relative_to(CORPUS))[-62:]:62s} '
-              f'{docs_output.ratio_columns(theirs, times)}')
+              f'{report.ratio_columns(theirs, times)}')
     ratios, parse_ratios, floor_ratios = columns
     median, worst = statistics.median(ratios), max(ratios)
     print(f'  {len(ratios)} files, N = {REPEATS}; {sum(r <= TARGET_WORST for r in ratios)} '
           f'within {TARGET_WORST}×, {sum(r <= TARGET_MEDIAN for r in ratios)} within '
           f'{TARGET_MEDIAN}×')
     print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; read_skel() alone: '
-          f'{docs_output.spread(parse_ratios)}; floor: {docs_output.spread(floor_ratios)}')
+          f'{report.spread(parse_ratios)}; floor: {report.spread(floor_ratios)}')
     met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
     print(f'  target median ≤ {TARGET_MEDIAN}× and worst ≤ {TARGET_WORST}× DART: '
           f'{"met" if met else "MISSED"}')
     return met
-
-
-DOCS = Path(__file__).resolve().parents[1] / 'docs' / 'skel.md'
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m benchmarks.skel_load [--write-docs [SAVED_OUTPUT]]``: see docs_output.main."""
-    return docs_output.main('skel_load', DOCS, run, __doc__.split('\n\n')[0], argv)
-
-
-if __name__ == '__main__':
-    sys.exit(main())

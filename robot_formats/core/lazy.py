@@ -1,5 +1,5 @@
-"""numpy, imported when a module first uses it (importing numpy costs about 70 ms: a command
-that never computes a matrix, ``robot-formats check``, should not pay it).
+"""numpy, imported when a module first uses it (importing numpy is a large part of a command's
+start: a command that never computes a matrix, ``robot-formats check``, should not pay it).
 
 In a module that uses numpy only inside functions::
 

@@ -41,8 +41,8 @@ def pose_to_matrix(pose: Pose) -> np.ndarray:
 
 def pose_to_inverse_matrix(pose: Pose) -> np.ndarray:
     """``invert(pose_to_matrix(pose))`` in one ``np.array`` call: (Rᵀ, −Rᵀ·p), the products
-    and sums in numpy's order (bit-identical; checked on 100 000 random poses), for the
-    child offset of every loaded joint."""
+    and sums in numpy's order, so the result is bit-identical, for the child offset of every
+    loaded joint."""
     px, py, pz = (float(v) for v in pose.xyz)
     r00, r01, r02, r10, r11, r12, r20, r21, r22 = (
         _NO_ROTATION if pose.quat == (0.0, 0.0, 0.0, 1.0) else _rotation_entries(pose.quat))

@@ -184,8 +184,8 @@ def _xyz_rpy_matrix(x: float, y: float, z: float, roll: float, pitch: float, yaw
 
 
 def _rpy_rotation(roll: float, pitch: float, yaw: float) -> list[list[float]]:
-    """Rz(yaw) · Ry(pitch) · Rx(roll) in closed form (``transforms.rpy_to_rotation`` builds
-    three matrices and multiplies them: a tenth of reading a model's poses)."""
+    """Rz(yaw) · Ry(pitch) · Rx(roll) in closed form, as plain floats (the pose's matrix is
+    made from them in one ``np.array`` call)."""
     cr, sr = math.cos(roll), math.sin(roll)
     cp, sp = math.cos(pitch), math.sin(pitch)
     cy, sy = math.cos(yaw), math.sin(yaw)

@@ -1,8 +1,8 @@
 """Rigid transforms of the SKEL reader as flat tuples of plain floats.
 
 A SKEL world needs a handful of transforms per body (its frame, its shapes, its joint), each
-built once and used in one or two products. numpy pays a few microseconds of call overhead per
-4×4 operation, more than the arithmetic itself, so here a transform is the tuple
+built once and used in one or two products. numpy's overhead per call on a 4×4 outweighs the
+arithmetic itself, so here a transform is the tuple
 ``(r00, r01, r02, r10, r11, r12, r20, r21, r22, x, y, z)`` (rotation row by row, then the
 translation) and the few operations the reader needs are written out. The results are the same
 products and the same quaternion formula as :mod:`robot_formats.core.transforms` (up to the rounding
