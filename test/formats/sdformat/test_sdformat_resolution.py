@@ -277,29 +277,29 @@ def test_resolved_poses_are_the_edges_walked_on_random_models(tmp_path):
             assert err.code in ('POSE_RELATIVE_TO_CYCLE', 'POSE_RELATIVE_TO_INVALID'), err
 
 
+def _problems(path: Path, text: str) -> list[FormatError]:
+    """Every problem read_sdf reports for the document ``text`` (written to ``path``)."""
+    from robot_formats.formats.sdformat import read_sdf
+    path.write_text(text)
+    with pytest.raises(FormatError) as raised:
+        read_sdf(path, [])
+    return [raised.value, *raised.value.related]
+
+
 def test_a_stage_reports_every_problem_it_finds(tmp_path):
     """Every problem of a validation stage is reported (the first raised, the rest related)."""
-    from robot_formats.formats.sdformat import read_sdf
-    attached = tmp_path / 'attached.sdf'
-    attached.write_text(
+    problems = _problems(tmp_path / 'attached.sdf', (
         '<sdf version="1.8"><model name="m"><link name="l"/>'
         '<frame name="a" attached_to="nowhere"/>\n<frame name="b" attached_to="l"/>\n'
-        '<frame name="c" attached_to="elsewhere"/></model></sdf>')
-    with pytest.raises(FormatError) as raised:
-        read_sdf(attached, [])
-    problems = [raised.value, *raised.value.related]
+        '<frame name="c" attached_to="elsewhere"/></model></sdf>'))
     assert [p.code for p in problems] == ['FRAME_ATTACHED_TO_INVALID'] * 2
     assert [p.line for p in problems] == [1, 3]
-    relative = tmp_path / 'relative.sdf'
-    relative.write_text(
+    problems = _problems(tmp_path / 'relative.sdf', (
         '<sdf version="1.8"><model name="m"><link name="l"/>\n'
         '<frame name="a"><pose relative_to="nowhere">0 0 0 0 0 0</pose></frame>\n'
         '<frame name="b"><pose relative_to="a">0 0 1 0 0 0</pose></frame>\n'
         '<frame name="c"><pose relative_to="elsewhere">0 0 0 0 0 0</pose></frame>'
-        '</model></sdf>')
-    with pytest.raises(FormatError) as raised:
-        read_sdf(relative, [])
-    problems = [raised.value, *raised.value.related]
+        '</model></sdf>'))
     assert {p.code for p in problems} == {'POSE_RELATIVE_TO_INVALID'}
     assert sorted({p.line for p in problems}) == [2, 4]
 
