@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 else:
     np = numpy_on_first_use(globals())
 
-__all__ = ['MeshError', 'mesh_uri', 'inside_root', 'resolve_mesh_path', 'read_mesh',
+__all__ = ['MeshError', 'mesh_uri', 'inside', 'inside_root', 'resolve_mesh_path', 'read_mesh',
            'mesh_bounds', 'collada_unit', 'MESH_FORMATS']
 
 #: Mesh file extensions read, and by what.
@@ -85,16 +85,23 @@ def _scheme(uri: str) -> str:
         return ''
 
 
-def inside_root(root: Path, relative: str) -> Path | None:
-    """``root / relative`` when ``relative`` stays inside ``root``, else None (more ``..`` than
-    levels, an absolute path): the rule of ``package://`` and ``model://`` URIs, which name a
-    file of a package or a model. ``..`` is resolved by name, not through the file system:
-    a package installed with ``colcon build --symlink-install`` is made of symbolic links into
-    its source tree, and those stay readable."""
+def inside(relative: str) -> str | None:
+    """``relative`` with ``..`` resolved by name when it stays inside the directory it is
+    relative to, else None (more ``..`` than levels, an absolute path): the rule of
+    ``package://`` and ``model://`` URIs, which name a file of a package or a model. By name,
+    not through the file system: a package installed with ``colcon build --symlink-install``
+    is made of symbolic links into its source tree, and those stay readable."""
     normal = posixpath.normpath(relative) if relative else '.'
     if normal.startswith('/') or normal == '..' or normal.startswith('../'):
         return None
-    return root if normal == '.' else root / normal
+    return normal
+
+
+def inside_root(root: Path, relative: str) -> Path | None:
+    """``root / relative`` when ``relative`` stays inside ``root`` (:func:`inside`), else
+    None."""
+    normal = inside(relative)
+    return None if normal is None else root / normal
 
 
 def resolve_mesh_path(uri: str, base_dir: Path | None = None) -> Path:
@@ -135,10 +142,11 @@ def _package_candidates(uri: str, package: str, relative: str) -> list[Path]:
               for p in os.environ.get('ROS_PACKAGE_PATH', '').split(os.pathsep) if p]
     if package == 'robot_formats':
         roots.append(Path(__file__).resolve().parent.parent)
-    if inside_root(Path(), relative) is None:
+    normal = inside(relative)
+    if normal is None:
         raise MeshError(f'mesh {uri!r}: the path leaves the directory of package {package!r} '
                         '(a package:// URI names a file inside its package)')
-    return [inside_root(root, relative) for root in roots]  # type: ignore[misc]
+    return [root / normal for root in roots]
 
 
 def read_mesh(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +199,7 @@ def mesh_bounds(path: str) -> tuple[tuple[float, float, float], tuple[float, flo
 def _bounds(path: str, _mtime: int, _size: int
             ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
     vertices, _ = read_mesh(path)
-    return (tuple(vertices.min(axis=0).tolist()),  # type: ignore[return-value]
+    return (tuple(vertices.min(axis=0).tolist()),
             tuple(vertices.max(axis=0).tolist()))
 
 

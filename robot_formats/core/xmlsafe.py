@@ -21,6 +21,7 @@ import math
 import re
 import threading
 from collections.abc import Collection
+from typing import Literal, overload
 from pathlib import Path
 
 from lxml import etree
@@ -289,10 +290,26 @@ def numbers(text: str) -> tuple[float, ...]:
     return tuple(map(number, text.split()))
 
 
+@overload
+def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
+           count: Literal[3]) -> tuple[float, float, float]: ...
+
+
+@overload
+def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
+           count: Literal[4]) -> tuple[float, float, float, float]: ...
+
+
+@overload
+def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
+           count: int | None = None) -> tuple[float, ...]: ...
+
+
 def floats(text: str | None, file: str | Path | None, line: int | None, what: str,
            count: int | None = None) -> tuple[float, ...]:
     """:func:`numbers`, with an exact count if given; an InvalidValueError naming ``what``
-    (the element or attribute), the file and the line otherwise."""
+    (the element or attribute), the file and the line otherwise. Typed by the count: three
+    numbers are a 3-tuple, four a 4-tuple."""
     try:
         values = numbers(text or '')
     except ValueError as error:

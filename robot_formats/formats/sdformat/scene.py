@@ -429,7 +429,8 @@ def _axis_in_joint(axis: SdfAxis | None, owner, name: str, local: str,
         x_me = owner.pose(axis.expressed_in) if axis.expressed_in != MODEL_FRAME else np.eye(4)
         x_mj = owner.pose(local)
         xyz = x_mj[:3, :3].T @ x_me[:3, :3] @ xyz
-    return tuple(float(v) for v in xyz)  # type: ignore[return-value]
+    x, y, z = (float(v) for v in xyz)
+    return x, y, z
 
 
 def _world_or(link: str) -> str:

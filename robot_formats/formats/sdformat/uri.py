@@ -32,7 +32,7 @@ from typing import Iterator
 
 from robot_formats.core.errors import FormatError, ReferenceError, UnsupportedError
 from robot_formats.core.limits import MAX_INCLUDE_DEPTH
-from robot_formats.core.meshes import inside_root
+from robot_formats.core.meshes import inside, inside_root
 from robot_formats.core.xmlsafe import read_xml
 
 __all__ = ['ResolverConfig', 'resolve_uri', 'model_directory_file']
@@ -143,21 +143,21 @@ def _candidates(uri: str, scheme: str, rest: str, base: Path, config: ResolverCo
     refused: :func:`~robot_formats.core.meshes.inside_root`)."""
     if scheme in ('package', 'model'):
         name, _, inner = rest.partition('/')
-        if name in ('', '.', '..') or inside_root(Path(), inner) is None:
+        normal = inside(inner)
+        if name in ('', '.', '..') or normal is None:
             raise ReferenceError(f'include {uri!r}: the path leaves the directory of '
                                  f'{scheme} {name!r} (a {scheme}:// URI names a file inside '
                                  'it)', including_file, line, code='URI_LOOKUP')
-    if scheme == 'package':
-        root = config.package(name)
-        if root is None:
-            raise ReferenceError(f'include {uri!r}: package {name!r} is not in the package '
-                                 'map, the ament index or ROS_PACKAGE_PATH', including_file,
-                                 line, code='URI_LOOKUP')
-        yield inside_root(root, inner)  # type: ignore[misc]
-        return
-    if scheme == 'model':
-        for path in config.search_paths():
-            yield inside_root(path / name, inner)  # type: ignore[misc]
+        if scheme == 'package':
+            root = config.package(name)
+            if root is None:
+                raise ReferenceError(f'include {uri!r}: package {name!r} is not in the '
+                                     'package map, the ament index or ROS_PACKAGE_PATH',
+                                     including_file, line, code='URI_LOOKUP')
+            yield root / normal
+            return
+        for path in config.search_paths():  # model://
+            yield path / name / normal
         return
     if Path(rest).is_absolute():  # a plain path or file://, as libsdformat reads them
         yield Path(rest)

@@ -42,7 +42,7 @@ def first_children(element: etree._Element) -> dict[str, etree._Element]:
     :func:`child` returns, for elements asked about several tags)."""
     found: dict[str, etree._Element] = {}
     for sub in element:
-        found.setdefault(sub.tag, sub)  # type: ignore[arg-type]
+        found.setdefault(sub.tag, sub)
     return found
 
 

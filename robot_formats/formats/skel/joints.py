@@ -112,7 +112,7 @@ def _unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, float]:
     if norm < 1e-12:
         raise InvalidValueError(f'joint {joint!r} has a zero-length axis', ctx.file,
                                 xyz_el.sourceline)
-    return xyz, norm  # type: ignore[return-value]
+    return xyz, norm
 
 
 def _axis_unit(ctx: Ctx, element: etree._Element, xyz_el: etree._Element | None,
@@ -120,13 +120,13 @@ def _axis_unit(ctx: Ctx, element: etree._Element, xyz_el: etree._Element | None,
     """A 1-DoF joint's ``<axis><xyz>`` (``xyz_el``, found by the caller) normalised, in plain
     floats. A zero axis: DART keeps a coordinate that moves nothing; the model has no such
     joint, so it becomes a fixed joint (same frames), with a warning."""
-    if xyz_el is None:
-        require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {raw.name!r}')  # raises
-    x, y, z = vector(ctx, xyz_el)  # type: ignore[arg-type]
+    if xyz_el is None:  # raises
+        xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {raw.name!r}')
+    x, y, z = vector(ctx, xyz_el)
     norm = math.hypot(x, y, z)  # hypot: no overflow for huge values
     if norm < 1e-12:
         warn(ctx, f'{raw.kind.value} joint {raw.name!r} has a zero-length axis: it moves '
-             'nothing in DART; read as a fixed joint', xyz_el.sourceline,  # type: ignore[union-attr]
+             'nothing in DART; read as a fixed joint', xyz_el.sourceline,
              'SKEL_ZERO_AXIS')
         raw.kind = JointType.FIXED
         return (1.0, 0.0, 0.0)
@@ -167,12 +167,12 @@ def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint,
             setattr(raw, slot, value)
     elif kind is JointType.EULER:
         order_el = kids.get('axis_order')
-        if order_el is None:
-            require(ctx, element, 'axis_order', f'euler joint {raw.name!r}')  # raises
-        order = (order_el.text or '').strip()  # type: ignore[union-attr]
+        if order_el is None:  # raises
+            order_el = require(ctx, element, 'axis_order', f'euler joint {raw.name!r}')
+        order = (order_el.text or '').strip()
         if order not in ('xyz', 'zyx'):
             warn(ctx, f'euler joint {raw.name!r} has <axis_order> {order!r}; DART reads only '
-                 "'xyz' and 'zyx' and keeps 'xyz'", order_el.sourceline,  # type: ignore[union-attr]
+                 "'xyz' and 'zyx' and keeps 'xyz'", order_el.sourceline,
                  'SKEL_AXIS_ORDER')
             order = 'xyz'
         raw.axis_order = order
@@ -185,7 +185,7 @@ def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
     plane = child(element, 'plane')
     kind = None if plane is None else plane.get('type')
     if kind in _PLANES:
-        return _PLANES[kind]  # type: ignore[index]
+        return _PLANES[kind]
     if plane is None or kind != 'arbitrary':
         what = 'no <plane>' if plane is None else f'<plane type> {kind!r}'
         warn(ctx, f'planar joint {joint!r} has {what} (xy, yz, zx or arbitrary); DART 6.20 '
@@ -279,8 +279,8 @@ class _DofValues:
         def pair(kind: str) -> tuple[float | None, float | None]:
             if self.bounds is None:
                 return (None, None)
-            return tuple(b if math.isfinite(b) else None  # type: ignore[return-value]
-                         for b in self.bounds[kind])
+            low, high = self.bounds[kind]
+            return (low if math.isfinite(low) else None, high if math.isfinite(high) else None)
         return DofDynamics(self.damping, self.friction, self.stiffness, self.rest,
                            pair('velocity'), pair('acceleration'), pair('force'))
 

@@ -174,7 +174,11 @@ def _material(ctx: Ctx, color: etree._Element | None) -> Material | None:
         warn(ctx, f'<color> needs 3 or 4 numbers, not {len(rgb)}; ignored, as DART ignores it',
              color.sourceline, 'SKEL_MALFORMED_ELEMENT')
         return None
-    return Material(None, (*rgb, 1.0) if len(rgb) == 3 else rgb)  # type: ignore[arg-type]
+    if len(rgb) == 3:
+        (r, g, b), a = rgb, 1.0
+    else:
+        r, g, b, a = rgb
+    return Material(None, (r, g, b, a))
 
 
 def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
@@ -183,17 +187,18 @@ def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
         return Inertial(1.0, Pose(), (1.0, 0.0, 0.0, 1.0, 0.0, 1.0))
     parts = index(element)
     mass_el = parts.get('mass')
-    if mass_el is None:
-        require(ctx, element, 'mass', f'<inertia> of body {name!r}')  # raises
+    if mass_el is None:  # raises
+        mass_el = require(ctx, element, 'mass', f'<inertia> of body {name!r}')
     mass = number(ctx, mass_el)
     offset_el = parts.get('offset')
-    com: Vec3 = vector(ctx, offset_el) if offset_el is not None else _ORIGIN  # type: ignore
+    com: Vec3 = vector(ctx, offset_el) if offset_el is not None else _ORIGIN
     moments = parts.get('moment_of_inertia')
-    inertia: tuple[float, ...] | None
+    inertia: Inertia | None
     if moments is not None:
         values = index(moments)
-        inertia = tuple([number(ctx, values[key] if key in values else
-                                require(ctx, moments, key)) for key in _MOMENTS])
+        ixx, ixy, ixz, iyy, iyz, izz = [number(ctx, values[key] if key in values else
+                                               require(ctx, moments, key)) for key in _MOMENTS]
+        inertia = (ixx, ixy, ixz, iyy, iyz, izz)
     else:
         inertia = _composite_inertia(solids, mass, com, ctx.meshes)
         if inertia is None:
@@ -205,11 +210,12 @@ def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
             raise InvalidValueError(f'body {name!r}: the inertia computed from its shapes is '
                                     'not finite (sizes, mass or offset too large)', ctx.file,
                                     element.sourceline)
-    return Inertial(mass, IDENTITY_POSE if com is _ORIGIN else Pose(com),
-                    inertia)  # type: ignore[arg-type]
+    return Inertial(mass, IDENTITY_POSE if com is _ORIGIN else Pose(com), inertia)
 
 
 _ORIGIN = (0.0, 0.0, 0.0)
+#: (ixx, ixy, ixz, iyy, iyz, izz), as Inertial.inertia
+Inertia = tuple[float, float, float, float, float, float]
 
 
 # --- skeletons ------------------------------------------------------------------------------------
@@ -236,7 +242,7 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
                  f'on line {bodies[body_name].sourceline}); ignored, as DART discards it',
                  body.sourceline, 'SKEL_DUPLICATE_NAME')
             continue
-        bodies[body_name] = body  # type: ignore[index]
+        bodies[body_name] = body
     by_child = _joints_by_child(ctx, joint_elements, bodies)
     parts = {}
     poses: dict[str, Rigid] = {}
@@ -352,22 +358,22 @@ def _place(raw: RawJoint, poses: dict[str, Rigid], inverses: dict[str, Rigid],
 
 
 def _composite_inertia(solids: list[tuple[object, Rigid]], mass: float, com: Vec3,
-                       meshes: dict) -> tuple[float, ...] | None:
+                       meshes: dict) -> Inertia | None:
     """Inertia (ixx, ixy, ixz, iyy, iyz, izz) about the COM of all (non-soft) shapes as one
     solid of ``mass``, the mass shared by volume (what DART 6.20 does when
     ``<moment_of_inertia>`` is absent)."""
     if not solids:
         return None
     proxies = [mesh_bounds(proxy, meshes) for proxy, _ in solids]
-    volumes = [shape_volume(proxy) for proxy in proxies]
-    if None in volumes or mass <= 0:
+    volumes = [volume for proxy in proxies if (volume := shape_volume(proxy)) is not None]
+    if len(volumes) < len(proxies) or mass <= 0:
         return None
-    total = sum(volumes)  # type: ignore[arg-type]
+    total = sum(volumes)
     if total <= 0:  # only zero-size shapes
         return (0.0,) * 6
     xx = xy = xz = yy = yz = zz = 0.0
     for proxy, (_, frame), volume in zip(proxies, solids, volumes):
-        part = shape_inertia(proxy, mass * volume / total, frame, com)  # type: ignore
+        part = shape_inertia(proxy, mass * volume / total, frame, com)
         if part is None:
             return None
         xx, xy, xz, yy, yz, zz = (xx + part[0], xy + part[1], xz + part[2], yy + part[3],

@@ -97,7 +97,7 @@ def _size(ctx: Ctx, element: etree._Element) -> tuple[float, float, float]:
              'positive; DART 6.20 ignores it and keeps its default of 1 1 1', sub.sourceline,
              'SKEL_INVALID_SIZE')
         return (1.0, 1.0, 1.0)
-    return size  # type: ignore[return-value]
+    return size
 
 
 def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
@@ -135,12 +135,12 @@ def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | N
     the shape frame) pairs, several for a multi-sphere, none for a pyramid (the model has no
     pyramid), and the geometry DART computes the shape's inertia from (the first piece's, a
     :class:`MultiSphere` for a multi-sphere, a :class:`Pyramid` for a pyramid)."""
-    if geometry is None:
-        require(ctx, holder, 'geometry')  # raises
-    shape = _shape_element(ctx, geometry)  # type: ignore[arg-type]
+    if geometry is None:  # raises
+        geometry = require(ctx, holder, 'geometry')
+    shape = _shape_element(ctx, geometry)
     kind = local_name(shape)
     if soft:
-        for extra in _SOFT_EXTRA.get(kind, ()):  # type: ignore[arg-type]
+        for extra in _SOFT_EXTRA.get(kind, ()):
             if child(shape, extra) is None:
                 raise SchemaError(f'soft <{kind}> needs <{extra}> (this looks like the old '
                                   'soft-body syntax, which DART 6 no longer reads)', ctx.file,
@@ -167,12 +167,12 @@ def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | N
                  Capsule(radius, height) if kind == 'capsule' else Cone(radius, height))
         return [(solid, here)], solid
     if kind == 'pyramid':
-        sides = tuple(_size_value(ctx, shape, tag)
-                      for tag in ('base_width', 'base_depth', 'height'))
+        width, depth, height = (_size_value(ctx, shape, tag)
+                                for tag in ('base_width', 'base_depth', 'height'))
         warn(ctx, 'a <pyramid> has no counterpart in the robot model: left out of the visuals '
              "and collisions (its share of DART's inertia is kept)", shape.sourceline,
              'SKEL_UNSUPPORTED_SHAPE')
-        return [], Pyramid(sides)  # type: ignore[arg-type]
+        return [], Pyramid((width, depth, height))
     if kind == 'plane':
         piece = _plane(ctx, shape)
         return [piece], piece[0]
@@ -213,7 +213,7 @@ def _mesh(ctx: Ctx, shape: etree._Element) -> Mesh:
     if uri.startswith('file://') and not Path(urlparse(uri).path).is_file():
         warn(ctx, f'mesh file {filename!r} does not exist (DART 6.20 crashes on this file); '
              'kept as written', name_el.sourceline, 'SKEL_MISSING_MESH')
-    return Mesh(uri, scale)  # type: ignore[arg-type]
+    return Mesh(uri, scale)
 
 
 def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, Rigid]:
@@ -234,7 +234,7 @@ def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, Rigid]:
     return Plane((x, y, z)), translation(x * offset, y * offset, z * offset)
 
 
-def shape_inertia(geometry: Geometry, mass: float, placement: Rigid, com: Vec3
+def shape_inertia(geometry: object, mass: float, placement: Rigid, com: Vec3
                   ) -> tuple[float, float, float, float, float, float] | None:
     """Inertia (ixx, ixy, ixz, iyy, iyz, izz) about the body's centre of mass ``com`` of a
     solid shape of ``mass`` placed at ``placement`` (4×4, body frame), as DART computes it when
@@ -262,7 +262,7 @@ def _box(size, m: float) -> tuple[float, float, float]:
     return (m / 12 * (y * y + z * z), m / 12 * (x * x + z * z), m / 12 * (x * x + y * y))
 
 
-def _local_inertia(geometry: Geometry, m: float) -> tuple[float, float, float] | None:
+def _local_inertia(geometry: object, m: float) -> tuple[float, float, float] | None:
     """Principal moments about the shape origin, along the shape frame's axes (DART's
     ``computeInertia``; every SKEL shape's inertia is diagonal in its own frame)."""
     if isinstance(geometry, Box):
@@ -312,8 +312,8 @@ def mesh_extents(mesh: Mesh) -> tuple[float, float, float] | None:
         low, high = meshes.mesh_bounds(unquote(urlparse(mesh.uri).path))
     except FileNotFoundError:
         return None
-    return tuple((h - lo) * abs(k)  # type: ignore[return-value]
-                 for lo, h, k in zip(low, high, mesh.scale))
+    x, y, z = ((h - lo) * abs(k) for lo, h, k in zip(low, high, mesh.scale))
+    return x, y, z
 
 
 def mesh_bounds(proxy: object, memo: dict) -> object | None:
@@ -375,7 +375,7 @@ def soft_body(ctx: Ctx, holder: etree._Element, geometry: Geometry, origin: Pose
     resolution: list[int] = []
     for tag in _SOFT_EXTRA[local_name(shape)]:
         sub = child(shape, tag)
-        resolution.extend(_counts(ctx, sub))  # type: ignore[arg-type]
+        resolution.extend(_counts(ctx, sub))
     return SoftBody(geometry, origin, total, optional('kv'), optional('ke'), optional('damp'),
                     tuple(resolution))
 

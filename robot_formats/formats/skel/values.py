@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Literal, overload
 
 from lxml import etree
 
@@ -94,6 +94,15 @@ def number(ctx: Ctx, element: etree._Element, allow_inf: bool = False) -> float:
     if allow_inf and text.lower() in ('inf', '+inf', '-inf', 'infinity', '-infinity'):
         return -math.inf if text.startswith('-') else math.inf
     return vector(ctx, element, 1)[0]
+
+
+@overload
+def vector(ctx: Ctx, element: etree._Element, count: Literal[3] = 3
+           ) -> tuple[float, float, float]: ...
+
+
+@overload
+def vector(ctx: Ctx, element: etree._Element, count: int | None) -> tuple[float, ...]: ...
 
 
 def vector(ctx: Ctx, element: etree._Element, count: int | None = 3) -> tuple[float, ...]:

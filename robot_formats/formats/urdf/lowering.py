@@ -179,8 +179,8 @@ def _one_dof(name: str, axis: tuple[float, ...], rotational: bool, limit: Limits
         kind = JointType.REVOLUTE if bounded else JointType.CONTINUOUS
     else:
         kind = JointType.PRISMATIC
-    return Joint(name, kind, template.parent, template.child, IDENTITY,
-                 tuple(float(v) for v in axis),  # type: ignore[arg-type]
+    x, y, z = (float(v) for v in axis)
+    return Joint(name, kind, template.parent, template.child, IDENTITY, (x, y, z),
                  limits=(limit,) if limit is not None else (), dynamics=template.dynamics,
                  mimic=mimic, line=template.line)
 
@@ -192,7 +192,7 @@ def _chain(joint: Joint) -> list[Joint]:
         if joint.axis2 is None and joint.child_offset == IDENTITY:
             return [joint]
         return [_replace(joint, child_offset=IDENTITY, axis2=None)]
-    limits = list(joint.limits) + [None] * 3  # type: ignore[list-item]
+    limits = list(joint.limits) + [None] * 3
     name = joint.name
     names = dof_names(joint)  # multi-DoF joints never mimic (KinematicTree refuses it)
     if kind is JointType.SCREW:

@@ -250,7 +250,7 @@ class _UrdfParser:
             quat_text = None
         if quat_text is None:
             if not rpy_text:  # absent or empty: no rotation
-                return Pose(xyz)  # type: ignore[arg-type]
+                return Pose(xyz)
             return Pose.from_xyz_rpy(xyz, floats(rpy_text, self.file, line, '<origin rpy>', 3))
         if rpy_text is not None:
             raise SchemaError('<origin> gives both rpy and quat_xyzw; give one of them',
@@ -260,8 +260,8 @@ class _UrdfParser:
         if norm < 1e-12:
             self.warn('<origin quat_xyzw="0 0 0 0"> is no rotation: read as the identity, as '
                       'urdfdom does', element, 'URDF_QUATERNION')
-            return Pose(xyz)  # type: ignore[arg-type]
-        return Pose(xyz, (x / norm, y / norm, z / norm, w / norm))  # type: ignore[arg-type]
+            return Pose(xyz)
+        return Pose(xyz, (x / norm, y / norm, z / norm, w / norm))
 
     def size(self, shape: etree._Element, name: str) -> float:
         """A shape dimension; a negative one is read as its magnitude, with a warning."""
@@ -333,14 +333,15 @@ class _UrdfParser:
             if missing:
                 raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.file,
                                   inertia_el.sourceline)
-            return tuple(attr_float(inertia_el, key, self.file)  # type: ignore[return-value]
-                         for key in _INERTIA)
+            ixx, ixy, ixz, iyy, iyz, izz = (attr_float(inertia_el, key, self.file)
+                                            for key in _INERTIA)
+            return ixx, ixy, ixz, iyy, iyz, izz
         except (SchemaError, InvalidValueError) as error:
             link = inertial.getparent().get('name') if inertial.getparent() is not None else None
             self.warn(f'<inertial> of link {link!r}: {error.message}: the inertia is read as '
                       'zero and the mass kept, as urdfdom does', inertial,
                       'URDF_MALFORMED_ELEMENT', error.line)
-            return (0.0,) * 6  # type: ignore[return-value]
+            return (0.0,) * 6
 
     def visual(self, element: etree._Element) -> Visual:
         parts = _first_children(element)
@@ -385,8 +386,8 @@ class _UrdfParser:
                 self.warn(f'<box size="{shape.get("size")}"> has a negative side: read as its '
                           'magnitude', shape, 'URDF_NEGATIVE_SIZE')
             if smallest <= 0:  # -0.0 too
-                size = tuple(abs(v) for v in size)
-            return Box(size)  # type: ignore[arg-type]
+                size = (abs(size[0]), abs(size[1]), abs(size[2]))
+            return Box(size)
         if kind == 'cylinder':
             return Cylinder(self.size(shape, 'radius'), self.size(shape, 'length'))
         if kind == 'sphere':
@@ -413,7 +414,7 @@ class _UrdfParser:
             elif len(values) != 3:
                 raise _Ignored(f'<mesh scale="{text}"> has {len(values)} numbers; URDF needs 3',
                                shape.sourceline, 'URDF_MESH_SCALE')
-            scale = values  # type: ignore[assignment]
+            scale = values
         return Mesh(mesh_uri(filename, self.base_dir), scale)
 
     def capsule(self, shape: etree._Element) -> Capsule:
@@ -445,7 +446,7 @@ class _UrdfParser:
                 self.warn(f'material {name!r} is not defined (no colour, no texture, no '
                           'top-level <material> of that name)', element,
                           'URDF_UNDEFINED_MATERIAL')
-        return Material(name, rgba, texture_uri)  # type: ignore[arg-type]
+        return Material(name, rgba, texture_uri)
 
     def top_level_material(self, element: etree._Element) -> None:
         name = element.get('name')
@@ -539,7 +540,7 @@ class _UrdfParser:
             self.warn(f'{kind.value} joint {name!r} has the axis 0 0 0, about or along which '
                       'nothing moves: read as a fixed joint', axis_el, 'URDF_ZERO_AXIS')
             return (1.0, 0.0, 0.0), JointType.FIXED
-        return axis, kind  # type: ignore[return-value]
+        return axis, kind
 
     def joint_limits(self, element: etree._Element, limit_el: etree._Element | None, name: str,
                      kind: JointType, type_name: str) -> tuple[Limits, ...]:

@@ -134,9 +134,9 @@ def _plane_pose(plane: Plane) -> Pose:
         w = 1.0 + nz
         q = (-ny, nx, 0.0, w)
         s = math.sqrt(sum(c * c for c in q))
-        quat = tuple(c / s for c in q)  # type: ignore[assignment]
+        quat = (-ny / s, nx / s, 0.0 / s, w / s)
     half = _PLANE_THICKNESS / 2.0
-    return Pose((-nx * half, -ny * half, -nz * half), quat)  # type: ignore[arg-type]
+    return Pose((-nx * half, -ny * half, -nz * half), quat)
 
 
 def _material(parent: etree._Element, material: Material, fallback_name: str) -> None:
