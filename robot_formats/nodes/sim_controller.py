@@ -63,6 +63,9 @@ __all__ = ['SimController', 'main']
 Result: TypeAlias = FollowJointTrajectory.Result
 #: How problems of a description received on robot_description name it.
 TOPIC_SOURCE = '<robot_description>'
+#: Servo mode: how late (s) an update may come and still catch up with the updates it missed
+#: (:meth:`SimController._advance`).
+CATCH_UP_LIMIT = 1.0
 
 
 def _seconds(duration) -> float:
@@ -154,7 +157,8 @@ class SimController(Node):
             self.create_subscription(String, 'robot_description', self.description_callback,
                                      LATCHED_QOS)
             self.get_logger().info('waiting for robot_description')
-        self.create_timer(1.0 / self._rate('update_rate'), self.update)
+        self._update_period = 1.0 / self._rate('update_rate')
+        self.create_timer(self._update_period, self.update)
         self.create_timer(1.0 / positive(self, 'publish_rate'), self.publish_joint_states)
         self._monitor_period = 1.0 / self._rate('action_monitor_rate')
         self.allow_partial_joints_goal = self._flag('allow_partial_joints_goal')
@@ -515,7 +519,7 @@ class SimController(Node):
     def _update(self, robot: MujocoRobot) -> None:
         now = self._now()
         if not self.kinematic:
-            robot.step_until(now)
+            self._advance(robot, now)
         motion = self.motion
         if motion is not None and motion.goal is not None and \
                 motion.goal.handle.is_cancel_requested:
@@ -563,6 +567,26 @@ class SimController(Node):
         msg.output = JointTrajectoryPoint(positions=command.tolist())
         msg.speed_scaling_factor = 1.0  # trajectories run at their own speed, never scaled
         publisher.publish(msg)
+
+    def _advance(self, robot: MujocoRobot, now: float) -> None:
+        """Servo mode: the simulation advances to ``now``. An update that comes late (a
+        loaded machine) catches up in update periods, each with the set points the followed
+        trajectory has at its start, as the updates on time would have set them (for at most
+        :data:`CATCH_UP_LIMIT` s; beyond, the simulation skips time: a starved process must not
+        spiral). So the joints follow a motion as on time; only the states come later."""
+        motion = self.motion
+        trajectory = motion.trajectory if motion is not None else None
+        if trajectory is not None and now - robot.time <= CATCH_UP_LIMIT:
+            update = robot.time + self._update_period
+            while update < now - self._update_period / 2:
+                robot.step_until(update)
+                desired = trajectory.sample(update)
+                if desired is None:
+                    break
+                self.targets[self._index] = desired.positions
+                robot.set_targets(self.targets)
+                update += self._update_period
+        robot.step_until(now)
 
     def _follow(self, robot: MujocoRobot, motion: _Motion, now: float) -> None:
         actual, velocity = self._actual()

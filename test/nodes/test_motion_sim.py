@@ -11,6 +11,8 @@ servo can follow the wave; a third player plays to it.
   messages within TRACKING_P99, all within TRACKING_MAX, RMS within RMS_TOL):
   the expected positions come from the XMDI key frames (ElementTree + numpy.interp, applying
   the servo map read with yaml; test/formats/xmdi/bundled_reference.py), not from robot_formats;
+* sim_controller stopped mid-wave (SIGSTOP) catches up when it runs again: the wave is still
+  tracked within the same bounds;
 * the controller's own error code is relayed: PATH_TOLERANCE_VIOLATED from the strict
   controller ends the play with CONTROLLER_ERROR and the controller's code and text;
 * on a domain of its own, the SKEL quadruped's trot plays through a kinematic-mode
@@ -25,6 +27,7 @@ pose, so a loaded machine only makes it slower.
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
@@ -46,8 +49,8 @@ MOTION = 'hebi_wave'
 #: |measured - key-frame interpolation| over the play, rad, per joint_states message (its worst
 #: joint). The wave's velocity jumps at its key frames (up to 2 rad/s reversing on the wrist);
 #: sim_controller's critically damped position servos (kp 500) lag such a corner by about
-#: 0.05 rad on an idle machine. On a loaded one a late control update holds a set point a little
-#: longer (0.11 rad seen once at load 12 on 2 cores), hence a percentile and a looser maximum.
+#: 0.05 rad. A late control update (a loaded machine) catches up with the ones it missed, so
+#: the same holds under load (0.05-0.06 rad at load 9 on 2 cores, and after a 0.4 s SIGSTOP).
 TRACKING_P99 = 0.08
 TRACKING_MAX = 0.2
 #: Root mean square of the deviation over every joint and message, rad (~0.015-0.022 measured).
@@ -58,6 +61,9 @@ SETTLE_TOL = 5e-3
 #: falls behind: nothing of the play is lost meanwhile).
 EVERY_MESSAGE = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
 Result = PlayMotion.Result
+#: How long test_a_stalled_sim_controller_catches_up stops sim_controller, s (its update
+#: period is 10 ms; it catches up after a stall of up to 1 s).
+STALL = 0.4
 
 
 def _module(name: str) -> list[str]:
@@ -170,25 +176,6 @@ def best_start(stamps: np.ndarray, measured: np.ndarray, reference, earliest: fl
     return float(start), error(start)
 
 
-#: sim_controller publishes joint_states at 50 Hz; a longer gap means the machine did not run
-#: it (a starved process: its simulation then skips time and its set points jump). Messages from
-#: such a gap until STALL_RECOVERY after it say nothing about tracking and are left out; a play
-#: with fewer than STEADY_FRACTION of its messages left is played again (at most PLAYS times).
-STALL_GAP = 0.1
-STALL_RECOVERY = 0.3
-STEADY_FRACTION = 0.7
-PLAYS = 3
-
-
-def steady(stamps: np.ndarray) -> np.ndarray:
-    """Mask of the messages not inside or just after a stall of the publishing process."""
-    mask = np.ones(len(stamps), bool)
-    for before, after in zip(stamps[:-1], stamps[1:]):
-        if after - before > STALL_GAP:
-            mask &= ~((stamps > before) & (stamps <= after + STALL_RECOVERY))
-    return mask
-
-
 def stamp_of(msg) -> float:
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
@@ -208,27 +195,26 @@ def wait_for_pose(side, inbox, joints, target, tol: float, what: str, process,
 
 @pytest.mark.parametrize('player', ['player_action', 'player_trajectory'])
 def test_played_wave_is_tracked_on_joint_states(sim, player: str):
+    requested, result, feedback = sim.play(player)
+    check_tracking(sim, player, requested, result, feedback)
+
+
+def check_tracking(sim, player: str, requested: float, result, feedback: list) -> None:
+    """The play succeeded, its feedback ended at 1.0, and joint_states tracked the wave."""
     reference = sim.reference
-    for _ in range(PLAYS):
-        requested, result, feedback = sim.play(player)
-        assert (result.success, result.error_code) == (True, Result.SUCCESSFUL), result.message
-        if player == 'player_action':
-            assert result.controller_error_code == FollowJointTrajectory.Result.SUCCESSFUL
-        sim.final_feedback(feedback, player)
-        progress = [f.progress for f in feedback]
-        assert progress == sorted(progress), 'feedback out of order'
-        # the whole motion is in once the arm holds the last pose after the result (however
-        # late the motion started)
-        end = sim.settled(after=sim.answered)
-        stamps, measured = sim.joint_states_between(requested - 0.2, end)
-        assert len(stamps) > 30 * reference.duration, 'joint_states were missing during the play'
-        mask = steady(stamps)
-        if mask.mean() >= STEADY_FRACTION:
-            break
-    else:
-        pytest.fail(f'sim_controller was starved of CPU in {PLAYS} plays (joint_states gaps over '
-                    f'{STALL_GAP} s); cannot judge its tracking on this machine now')
-    stamps, measured = stamps[mask], measured[mask]
+    assert (result.success, result.error_code) == (True, Result.SUCCESSFUL), result.message
+    if player == 'player_action':
+        assert result.controller_error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    sim.final_feedback(feedback, player)
+    progress = [f.progress for f in feedback]
+    assert progress == sorted(progress), 'feedback out of order'
+    # the whole motion is in once the arm holds the last pose after the result (however late
+    # the motion started)
+    end = sim.settled(after=sim.answered)
+    stamps, measured = sim.joint_states_between(requested - 0.2, end)
+    # 50 Hz: 240 states over the wave; a starved sim_controller publishes fewer (each still
+    # where the joints were at its stamp), but not so few that its tracking cannot be judged
+    assert len(stamps) > 10 * reference.duration, 'joint_states were missing during the play'
     # the motion starts after the request, and the arm settles after its end
     start, error = best_start(stamps, measured, reference, requested, end - reference.duration)
     deviation = measured - reference.positions(np.clip(stamps - start, 0.0, reference.duration))
@@ -236,11 +222,36 @@ def test_played_wave_is_tracked_on_joint_states(sim, player: str):
     p99 = float(np.percentile(np.max(np.abs(deviation), axis=1), 99))
     assert p99 <= TRACKING_P99 and error <= TRACKING_MAX and rms <= RMS_TOL, (
         f'{player}: tracking error 99th percentile {p99:.4f} rad, largest {error:.4f} rad, rms '
-        f'{rms:.4f} rad (start delay {start - requested:.3f} s, {np.sum(~mask)} messages '
-        'left out after stalls)')
+        f'{rms:.4f} rad (start delay {start - requested:.3f} s, {len(stamps)} states, largest '
+        f'gap {np.max(np.diff(stamps)):.3f} s)')
     # the motion moved the arm (a robot that stood still would fail above, but say it plainly)
     span = measured.max(axis=0) - measured.min(axis=0)
     assert np.all(span > 0.25), span
+
+
+def test_a_stalled_sim_controller_catches_up(sim):
+    """sim_controller stopped for STALL s mid-wave (SIGSTOP: what a starved process lives
+    through) simulates the updates it missed when it runs again, each with its set points: the
+    wave is tracked as if it had never stopped. Holding the set point through the stall instead
+    puts the arm 0.3 rad and more off the wave."""
+    client, feedback = sim.players['player_action'], []
+    requested = time.time()
+    future = client.send_goal_async(PlayMotion.Goal(motion_name=MOTION),
+                                    feedback_callback=lambda m: feedback.append(m.feedback))
+    process = sim.processes['sim_controller']
+    sim.side.spin_until(lambda: feedback and feedback[-1].progress > 0.3,
+                        what='the wave under way', process=process)
+    process.proc.send_signal(signal.SIGSTOP)
+    try:
+        sim.side.spin_for(STALL)  # the stall itself (what is checked comes after)
+    finally:
+        process.proc.send_signal(signal.SIGCONT)
+    sim.side.spin_until(future.done, what='the play goal response', process=process)
+    result = future.result().get_result_async()
+    sim.side.spin_until(result.done, TIMEOUT + sim.reference.duration, 'the play result',
+                        sim.processes['player_action'])
+    sim.answered = time.time()
+    check_tracking(sim, 'player_action', requested, result.result().result, feedback)
 
 
 class GaitSim:
