@@ -92,7 +92,7 @@ def planar_axes(joint: Joint) -> tuple[np.ndarray, np.ndarray]:
 def _default_second_axis(t1: np.ndarray) -> tuple[float, float, float]:
     helper = np.array([0.0, 1.0, 0.0]) if abs(t1[1]) < 0.9 else np.array([0.0, 0.0, 1.0])
     second = helper - (helper @ t1) * t1
-    return tuple(second / np.linalg.norm(second))  # type: ignore[return-value]
+    return tuple(second / np.linalg.norm(second))
 
 
 class Edge(NamedTuple):
@@ -422,7 +422,7 @@ class KinematicTree:
                 ) -> dict[str, np.ndarray]:
         """Pose of every frame in the root frame (``X_root_frame``), root included."""
         if positions is None or isinstance(positions, Mapping):
-            q = self.positions_vector(positions)  # type: ignore[arg-type]
+            q = self.positions_vector(positions)
         else:
             q = np.asarray(positions, dtype=float)
             if q.shape != (len(self.dof_names),):

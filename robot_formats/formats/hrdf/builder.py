@@ -250,8 +250,8 @@ class _Builder:
         if kind == 'joint':
             return self._joint_element(node, name, line)
         if kind == 'bracket':
-            assert parts is not None
-            inertial = self._inertial(node, parts.spec.mass, parts)  # type: ignore[attr-defined]
+            assert parts is not None and isinstance(parts.spec, Bracket)  # a bracket's entry
+            inertial = self._inertial(node, parts.spec.mass, parts)
             self.links.append(Link(name, inertial, parts.visuals, (), line))
             out_pose = parts.out_pose
             if node.outputs is not None:  # (a bracket has one output; checked in phase 1)
@@ -283,7 +283,8 @@ class _Builder:
     # --- actuators and joints ---------------------------------------------------------------
     def _actuator_element(self, node: Node, parts: _Parts, name: str, line: int | None
                           ) -> _Output:
-        inertial = self._inertial(node, parts.spec.mass, parts)  # type: ignore[attr-defined]
+        assert isinstance(parts.spec, Actuator)  # an actuator's catalogue entry
+        inertial = self._inertial(node, parts.spec.mass, parts)
         self.links.append(Link(name, inertial, parts.visuals, (), line))
         output = f'{name}/output'
         self.links.append(Link(output, None, (), (), line))
@@ -330,7 +331,8 @@ class _Builder:
     # --- static elements --------------------------------------------------------------------
     def _link_element(self, node: Node, parts: _Parts, name: str, line: int | None) -> Pose:
         attrs = node.attrs
-        spec: LinkType = parts.spec  # type: ignore[assignment]
+        spec = parts.spec
+        assert isinstance(spec, LinkType)  # a link's catalogue entry
         inline_in = self._link_end(attrs, 'input')
         inline_out = self._link_end(attrs, 'output')
         if inline_out and not spec.inline_output:
@@ -370,7 +372,8 @@ class _Builder:
     def _end_effector_element(self, node: Node, parts: _Parts, name: str, line: int | None
                               ) -> Pose:
         attrs = node.attrs
-        spec: EndEffector = parts.spec  # type: ignore[assignment]
+        spec = parts.spec
+        assert isinstance(spec, EndEffector)  # an end effector's catalogue entry
         out_pose = parts.out_pose
         if attrs.names:
             rotation = attrs.rotation('output_rot')
@@ -415,7 +418,7 @@ class _Builder:
         if com is None:
             com = parts.com if parts is not None else (0.0, 0.0, 0.0)
         if inertia is None:
-            inertia = parts.inertial.inertia if parts is not None else (0.0,) * 6  # type: ignore
+            inertia = parts.inertial.inertia if parts is not None else (0.0,) * 6
         given = _MASS_ATTRIBUTES.intersection(node.attrs.names)  # what the element overrides
         com_rot = None
         if given:
@@ -424,7 +427,7 @@ class _Builder:
             return self._unphysical(node, mass)
         if library is not None and not given:
             return library
-        return Inertial(mass, pose(com, com_rot), inertia)  # type: ignore[arg-type]
+        return Inertial(mass, pose(com, com_rot), inertia)
 
     def _overridden(self, node: Node, given: frozenset[str], mass: float, com: Vec,
                     inertia: Inertia6) -> tuple[float, Vec, Quat | None, Inertia6]:
@@ -442,10 +445,13 @@ class _Builder:
             elif 'mass_offset' in given:
                 mass = mass + self._number(attrs, 'mass_offset')
         if 'com_trans' in given:
-            com = attrs.translation('com_trans')  # type: ignore[assignment]
+            stated = attrs.translation('com_trans')
+            assert stated is not None  # given: the element has the attribute
+            com = stated
         elif 'com_trans_offset' in given:
-            x, y, z = attrs.translation('com_trans_offset')  # type: ignore[misc]
-            com = (com[0] + x, com[1] + y, com[2] + z)
+            offset = attrs.translation('com_trans_offset')
+            assert offset is not None  # given: the element has the attribute
+            com = (com[0] + offset[0], com[1] + offset[1], com[2] + offset[2])
         com_rot = attrs.rotation('com_rot') if 'com_rot' in given else None
         values = list(inertia)
         for i, moment in enumerate(_INERTIA_NAMES):
