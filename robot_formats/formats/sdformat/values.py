@@ -6,6 +6,7 @@ libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with fil
 from __future__ import annotations
 
 import math
+from typing import Literal, overload
 
 import numpy as np
 from lxml import etree
@@ -68,8 +69,25 @@ def number(ctx: Ctx, element: etree._Element | None, default: float) -> float:
     return _lenient(ctx, element, value, 1, streamed=True)[0]
 
 
-def vector(ctx: Ctx, element: etree._Element | None, count: int,
+@overload
+def vector(ctx: Ctx, element: etree._Element | None, count: Literal[3],
+           default: tuple[float, float, float]) -> tuple[float, float, float]: ...
+
+
+@overload
+def vector(ctx: Ctx, element: etree._Element | None, count: Literal[2],
+           default: tuple[float, float]) -> tuple[float, float]: ...
+
+
+@overload
+def vector(ctx: Ctx, element: etree._Element | None, count: int | None,
+           default: tuple[float, ...]) -> tuple[float, ...]: ...
+
+
+def vector(ctx: Ctx, element: etree._Element | None, count: int | None,
            default: tuple[float, ...]) -> tuple[float, ...]:
+    """``count`` numbers (any number: None) of the element's text, read as libsdformat reads
+    them (:func:`_lenient`); ``default`` when there is no element. Typed by the count."""
     if element is None:
         return default
     return _lenient(ctx, element, element.text or '', count, streamed=True)
