@@ -14,6 +14,7 @@ from robot_formats import formats
 from robot_formats.core.errors import Diagnostic
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.lazy import numpy_on_first_use
+from robot_formats.core.limits import MAX_MAGNITUDE
 from robot_formats.core.model import dof_names
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ def configuration(tree: KinematicTree, positions: str | None, sets: list[str]) -
             q[index] = float(value)
         except ValueError as err:
             raise UsageError(f'--set {item!r}: {err}') from err
-    if not np.all(np.isfinite(q)):
-        raise UsageError('positions must be finite numbers')
+    if not np.all(np.abs(q) <= MAX_MAGNITUDE):  # (false for nan too)
+        raise UsageError(f'positions must be finite numbers of magnitude at most '
+                         f'{MAX_MAGNITUDE:g}')
     return q

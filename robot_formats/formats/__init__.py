@@ -19,6 +19,7 @@ from robot_formats.core.errors import (Diagnostic, UnknownFormatError, Unsupport
 from robot_formats.formats.spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.limits import LoadBudget
+from robot_formats.core.ranges import check_ranges
 from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
 
 if TYPE_CHECKING:
@@ -228,6 +229,7 @@ def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
                                root.sourceline)
     scene = spec.reader(path, root, warnings, context)
     tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
+    check_ranges(scene, tree)  # every number finite and in range, every name a name
     irregular, notes = _split_notes(warnings)
     return LoadResult(scene, spec.name, str(path), irregular, tree, notes, data)
 
@@ -251,6 +253,8 @@ def read_document(path: str | Path, *, world: str | None = None,
     spec = _detect(path, suffix, root, warnings)
     document = spec.reader(path, root, warnings, _context(world, sdf_config, budget))
     tree = KinematicTree(document) if spec.document == 'scene' else None
+    if tree is not None:
+        check_ranges(document, tree)
     irregular, notes = _split_notes(warnings)
     return DocumentResult(document, spec.name, spec.document, str(path), irregular, tree, notes)
 

@@ -404,10 +404,10 @@ class SdfLoader:
             upper = number(ctx, bounds.get('upper'), _UNLIMITED)
             effort = number(ctx, bounds.get('effort'), -1.0)
             velocity = number(ctx, bounds.get('velocity'), -1.0)
-            axis.limits = Limits(lower if abs(lower) < _UNLIMITED else None,
+            axis.limits = Limits(lower if abs(lower) < _UNLIMITED else None,  # (inf too)
                                  upper if abs(upper) < _UNLIMITED else None,
-                                 effort if effort >= 0 else None,
-                                 velocity if velocity >= 0 else None)
+                                 effort if 0 <= effort < math.inf else None,
+                                 velocity if 0 <= velocity < math.inf else None)
         dynamics = found.get('dynamics')
         if dynamics is not None:
             axis.dynamics = Dynamics(number(ctx, child(dynamics, 'damping'), 0.0),

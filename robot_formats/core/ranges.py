@@ -1,0 +1,150 @@
+"""Every number that reaches the model is finite and in range, and every name is a name.
+
+Readers refuse text that is not a finite number, but a finite text can still overflow: HRDF's
+formulas compute ``1e309`` (inf) from a file, an SDFormat ``<mass>`` says ``-inf``, an axis
+``1e308 0 1`` has no norm in floating point, a mimic chain multiplies its multipliers. What
+``check`` accepted then broke ``frames``, ``render`` or a node, and ``convert`` wrote ``inf``,
+which check_urdf refuses. So a loaded scene passes :func:`check_ranges` once, whatever its
+format (:mod:`robot_formats.formats` calls it on every load): each number is finite and at most
+:data:`~robot_formats.core.limits.MAX_MAGNITUDE` in magnitude, small enough that the products
+forward kinematics, inertia and rendering form stay finite, and each link, joint and frame has
+a non-empty name (tf2 refuses an empty frame id; urdfdom reads one silently).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from robot_formats.core.errors import InvalidValueError, SchemaError
+from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.limits import MAX_MAGNITUDE
+from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Frame, Geometry,
+                                      Joint, Link, Mesh, Model, Plane, Pose, Scene, SoftBody,
+                                      Sphere)
+
+__all__ = ['check_ranges']
+
+
+def check_ranges(scene: Scene, tree: KinematicTree) -> None:
+    """Refuse a scene holding a number that is not finite or beyond ``±MAX_MAGNITUDE``, or a
+    member without a name: InvalidValueError (code ``VALUE_OUT_OF_RANGE``) or SchemaError
+    (``NAME_EMPTY``) with the member's file and line. ``tree``: the scene's tree, whose mimic
+    joints follow their chain's leader (multipliers multiplied)."""
+    for model in scene.models:
+        _model(model, model.source or scene.source)
+    for frame in scene.frames:
+        _frame(frame, scene.source)
+    for joint in scene.joints:
+        _joint(joint, scene.source)
+    for joint in tree.joints.values():
+        if joint.mimic is not None:
+            _numbers((joint.mimic.multiplier, joint.mimic.offset),
+                     f'joint {joint.name!r}: the mimic multiplier and offset (the chain of '
+                     'mimics followed)', scene.source, joint.line)
+
+
+def _model(model: Model, file: str | None) -> None:
+    _pose(model.pose, f'model {model.name!r}: the pose', file, None)
+    for link in model.links:
+        _link(link, file)
+    for joint in model.joints:
+        _joint(joint, file)
+    for frame in model.frames:
+        _frame(frame, file)
+    for values, what in ((model.initial_positions, 'initial position'),
+                         (model.initial_velocities, 'initial velocity')):
+        for dof, value in values.items():
+            _numbers((value,), f'model {model.name!r}: the {what} of {dof!r}', file, None)
+
+
+def _link(link: Link, file: str | None) -> None:
+    what, line = f'link {link.name!r}', link.line
+    _name(link.name, 'link', file, line)
+    inertial = link.inertial
+    if inertial is not None:
+        _numbers((inertial.mass, *inertial.inertia), f'{what}: the mass and inertia', file, line)
+        _pose(inertial.origin, f'{what}: the inertial origin', file, line)
+    for visual in link.visuals:
+        _pose(visual.origin, f'{what}: a visual origin', file, line)
+        _geometry(visual.geometry, f'{what}: a visual geometry', file, line)
+        if visual.material is not None and visual.material.rgba is not None:
+            _numbers(visual.material.rgba, f'{what}: a material colour', file, line)
+    for collision in link.collisions:
+        _pose(collision.origin, f'{what}: a collision origin', file, line)
+        _geometry(collision.geometry, f'{what}: a collision geometry', file, line)
+    if link.soft is not None:
+        _soft(link.soft, f'{what}: the soft body', file, line)
+
+
+def _soft(soft: SoftBody, what: str, file: str | None, line: int | None) -> None:
+    _pose(soft.origin, what, file, line)
+    _geometry(soft.geometry, what, file, line)
+    _numbers(_given((soft.total_mass, soft.vertex_stiffness, soft.edge_stiffness,
+                     soft.damping)), what, file, line)
+
+
+def _joint(joint: Joint, file: str | None) -> None:
+    what, line = f'joint {joint.name!r}', joint.line
+    _name(joint.name, 'joint', file, line)
+    _pose(joint.origin, f'{what}: the origin', file, line)
+    _pose(joint.child_offset, f'{what}: the child offset', file, line)
+    _numbers((*joint.axis, *(joint.axis2 or ()), joint.pitch), f'{what}: the axis', file, line)
+    for limit in joint.limits:
+        _numbers(_given((limit.lower, limit.upper, limit.effort, limit.velocity)),
+                 f'{what}: a limit', file, line)
+    if joint.dynamics is not None:
+        _numbers((joint.dynamics.damping, joint.dynamics.friction), f'{what}: the dynamics',
+                 file, line)
+    for dof in joint.dof_dynamics:
+        _numbers(_given((dof.damping, dof.friction, dof.spring_stiffness, dof.rest_position,
+                         *dof.velocity_limits, *dof.acceleration_limits, *dof.force_limits)),
+                 f'{what}: the dynamics of a coordinate', file, line)
+    if joint.mimic is not None:
+        _numbers((joint.mimic.multiplier, joint.mimic.offset), f'{what}: the mimic', file, line)
+
+
+def _frame(frame: Frame, file: str | None) -> None:
+    _name(frame.name, 'frame', file, frame.line)
+    _pose(frame.pose, f'frame {frame.name!r}: the pose', file, frame.line)
+
+
+def _pose(pose: Pose, what: str, file: str | None, line: int | None) -> None:
+    _numbers((*pose.xyz, *pose.quat), what, file, line)
+
+
+def _geometry(geometry: Geometry, what: str, file: str | None, line: int | None) -> None:
+    if isinstance(geometry, Box):
+        values: tuple[float, ...] = geometry.size
+    elif isinstance(geometry, (Cylinder, Capsule, Cone)):
+        values = (geometry.radius, geometry.length)
+    elif isinstance(geometry, Sphere):
+        values = (geometry.radius,)
+    elif isinstance(geometry, Ellipsoid):
+        values = geometry.radii
+    elif isinstance(geometry, Plane):
+        values = (*geometry.normal, *geometry.size)
+    elif isinstance(geometry, Mesh):
+        values = geometry.scale
+    else:  # a shape of another kind (a reader's own) holds no numbers this checks
+        return
+    _numbers(values, what, file, line)
+
+
+def _given(values: Iterable[float | None]) -> tuple[float, ...]:
+    return tuple(value for value in values if value is not None)
+
+
+def _numbers(values: Iterable[float], what: str, file: str | None, line: int | None) -> None:
+    for value in values:
+        if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # (false for nan too)
+            reason = ('beyond the largest magnitude a model may hold, '
+                      f'{MAX_MAGNITUDE:g} (docs/limits.md)' if value == value
+                      and abs(value) != float('inf') else 'not a finite number')
+            raise InvalidValueError(f'{what}: {value!r} is {reason}', file, line,
+                                    code='VALUE_OUT_OF_RANGE')
+
+
+def _name(name: str, kind: str, file: str | None, line: int | None) -> None:
+    if not name:
+        raise SchemaError(f'a {kind} has an empty name (TF and joint states name every frame '
+                          'and joint)', file, line, code='NAME_EMPTY')
