@@ -86,7 +86,7 @@ class _Parts:
     feature: str | None          #: the version feature that introduced the type (None: 1.0.0)
     input: Interface
     output: Interface
-    com: Vec
+    #: a link type's is massless: a link's own depends on its extension (_Builder._link_shape)
     inertial: Inertial
     visuals: tuple[Visual, ...] = ()
     out_pose: Pose = IDENTITY
@@ -101,7 +101,6 @@ def _actuator_parts(spec: Actuator) -> _Parts:
     visuals = (Visual(Box((length, width, spec.height)),
                       Pose((spec.com[0], spec.com[1], spec.height / 2.0)), material=material),)
     return _Parts(spec, spec.feature, (f'{spec.interface}-AH', 'A'), (f'{spec.interface}-AO', 'A'),
-                  spec.com,
                   Inertial(spec.mass, pose(spec.com, None), spec.inertia), visuals,
                   joint_origin=Pose((0.0, 0.0, spec.height)),
                   limits=(Limits(None, None, spec.max_effort, spec.max_speed),))
@@ -114,13 +113,12 @@ def _bracket_parts(spec: Bracket) -> _Parts:
     visual = Visual(Box((0.05, abs(y) + 0.01, z)), Pose((0.0, y / 2.0, z / 2.0)),
                     material=_SILVER)
     return _Parts(spec, spec.feature, (f'{spec.interface}-AO', 'B'), (f'{spec.interface}-AH', 'B'),
-                  com,
                   Inertial(spec.mass, pose(com, None), spec.inertia), (visual,), out_pose)
 
 
 def _link_parts(spec: LinkType) -> _Parts:
     return _Parts(spec, spec.feature, (f'{spec.input_interface}-AO', 'B'),
-                  (f'{spec.output_interface}-AH', 'B'), (0.0, 0.0, 0.0), Inertial(0.0))
+                  (f'{spec.output_interface}-AH', 'B'), Inertial(0.0))
 
 
 def _end_effector_parts(spec: EndEffector) -> _Parts:
@@ -130,7 +128,7 @@ def _end_effector_parts(spec: EndEffector) -> _Parts:
                           material=_BLACK),)
     return _Parts(spec, None,
                   None if spec.interface is None else (f'{spec.interface}-AO', 'B'), None,
-                  spec.com, Inertial(spec.mass, pose(spec.com, None), spec.inertia), visuals,
+                  Inertial(spec.mass, pose(spec.com, None), spec.inertia), visuals,
                   pose(spec.default_output, None))
 
 
@@ -166,6 +164,8 @@ class _Builder:
         self.tags: dict[str, Node] = {}
         self.all_tags = tags
         self.names: set[str] = set()
+        #: (link type, extension, twist, inline input, inline output) -> what _link_shape makes
+        self._link_shapes: dict[tuple, tuple[Pose, Inertial, tuple[Visual, ...]]] = {}
 
     # --- chains -----------------------------------------------------------------------------
     def chain(self, nodes: list[Node], start: _Output) -> None:
@@ -251,8 +251,8 @@ class _Builder:
             return self._joint_element(node, name, line)
         if kind == 'bracket':
             assert parts is not None and isinstance(parts.spec, Bracket)  # a bracket's entry
-            inertial = self._inertial(node, parts.spec.mass, parts)
-            self.links.append(Link(name, inertial, parts.visuals, (), line))
+            self.links.append(Link(name, self._inertial(node, parts.inertial), parts.visuals, (),
+                                   line))
             out_pose = parts.out_pose
             if node.outputs is not None:  # (a bracket has one output; checked in phase 1)
                 return self._branches(node, name, line, [out_pose], parts.output)
@@ -284,8 +284,7 @@ class _Builder:
     def _actuator_element(self, node: Node, parts: _Parts, name: str, line: int | None
                           ) -> _Output:
         assert isinstance(parts.spec, Actuator)  # an actuator's catalogue entry
-        inertial = self._inertial(node, parts.spec.mass, parts)
-        self.links.append(Link(name, inertial, parts.visuals, (), line))
+        self.links.append(Link(name, self._inertial(node, parts.inertial), parts.visuals, (), line))
         output = f'{name}/output'
         self.links.append(Link(output, None, (), (), line))
         self.joints.append(Joint(name, JointType.CONTINUOUS, name, output, parts.joint_origin,
@@ -340,6 +339,19 @@ class _Builder:
                                 'cannot have an Inline output')
         extension = self._finite(attrs, 'extension')
         twist = self._finite(attrs, 'twist')
+        out_pose, library, visuals = self._link_shape(spec, extension, twist, inline_in,
+                                                      inline_out)
+        self.links.append(Link(name, self._inertial(node, library), visuals, (), line))
+        return out_pose
+
+    def _link_shape(self, spec: LinkType, extension: float, twist: float, inline_in: bool,
+                    inline_out: bool) -> tuple[Pose, Inertial, tuple[Visual, ...]]:
+        """A link's output pose, library mass properties and visuals, made once per document
+        for each type, extension, twist and pair of ends (a kit's links are often alike)."""
+        key = (spec.name, extension, twist, inline_in, inline_out)
+        shape = self._link_shapes.get(key)
+        if shape is not None:
+            return shape
         d = spec.d
         # inlet · Tx(e) · Rx(twist) · outlet: inlet and outlet Tz(d) (RightAngle) or the
         # inline rotations
@@ -348,18 +360,16 @@ class _Builder:
                                                                           Q_IDENTITY)
         t, q = compose(t_in, q_in, (extension, 0.0, 0.0), axis_quat('x', twist))
         t, q = compose(t, q, t_out, q_out)
-        out_pose = pose(t, q)
         x, y, z = rotate(q_in, (extension / 2.0, 0.0, 0.0))
         com: Vec = (x + t_in[0], y + t_in[1], z + t_in[2])
         mass = link_mass(spec, extension, inline_in, inline_out)
-        inertia = link_inertia(mass, extension, d, inline_in)
+        library = Inertial(mass, pose(com, None), link_inertia(mass, extension, d, inline_in))
         visuals: tuple[Visual, ...] = ()
         if abs(extension) > 1e-6:
             visuals = (Visual(Cylinder(_LINK_RADIUS, abs(extension)),
                               Pose(com, _Q_NONE if inline_in else _Q_TUBE), material=_BLACK),)
-        self.links.append(Link(name, self._inertial(node, mass, parts, com, inertia), visuals,
-                               (), line))
-        return out_pose
+        shape = self._link_shapes[key] = (pose(t, q), library, visuals)
+        return shape
 
     @staticmethod
     def _link_end(attrs: Attrs, which: str) -> bool:
@@ -381,7 +391,7 @@ class _Builder:
             if rotation is not None or translation is not None:
                 out_pose = pose(spec.default_output if translation is None else translation,
                                 rotation)
-        self.links.append(Link(name, self._inertial(node, spec.mass, parts), parts.visuals, (),
+        self.links.append(Link(name, self._inertial(node, parts.inertial), parts.visuals, (),
                                line))
         return out_pose
 
@@ -404,28 +414,21 @@ class _Builder:
             poses = [pose(translation, rotation)]
         mass = self._number(attrs, 'mass')
         visuals = self._rigid_body_visuals(node, mass, poses)
-        self.links.append(Link(name, self._inertial(node, mass, None, (0.0, 0.0, 0.0)),
-                               visuals, (), line))
+        self.links.append(Link(name, self._inertial(node, Inertial(mass)), visuals, (), line))
         return poses
 
     # --- mass properties --------------------------------------------------------------------
-    def _inertial(self, node: Node, mass: float, parts: _Parts | None,
-                  com: Vec | None = None, inertia: Inertia6 | None = None) -> Inertial | None:
-        """The element's mass properties: the library's (``parts``; ``com`` and ``inertia``
-        when they depend on the element, as a link's do) with what its attributes override.
-        An element that overrides nothing shares its catalogue entry's :class:`Inertial`."""
-        library = parts.inertial if parts is not None and com is None else None
-        if com is None:
-            com = parts.com if parts is not None else (0.0, 0.0, 0.0)
-        if inertia is None:
-            inertia = parts.inertial.inertia if parts is not None else (0.0,) * 6
+    def _inertial(self, node: Node, library: Inertial) -> Inertial | None:
+        """The element's mass properties: ``library`` (its type's from HEBI's library, a
+        link's for its shape, a rigid body's mass at its origin) with what its attributes
+        override; ``library`` itself when they override nothing."""
         given = _MASS_ATTRIBUTES.intersection(node.attrs.names)  # what the element overrides
-        com_rot = None
+        mass, com, com_rot, inertia = library.mass, library.origin.xyz, None, library.inertia
         if given:
             mass, com, com_rot, inertia = self._overridden(node, given, mass, com, inertia)
         if not math.isfinite(mass) or mass < 0.0:
             return self._unphysical(node, mass)
-        if library is not None and not given:
+        if not given:
             return library
         return Inertial(mass, pose(com, com_rot), inertia)
 
