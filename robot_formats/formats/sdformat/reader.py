@@ -200,7 +200,7 @@ class SdfLoader:
         physics = child(element, 'physics')
         if gravity is None and physics is not None:
             gravity = child(physics, 'gravity')
-        world.gravity = vector(ctx, gravity, 3, (0.0, 0.0, -9.8))  # type: ignore[assignment]
+        world.gravity = vector(ctx, gravity, 3, (0.0, 0.0, -9.8))
         siblings = _Siblings(ctx, 'world', world.name)
         for sub in element:
             tag = sub.tag
@@ -321,13 +321,14 @@ class SdfLoader:
         mass = number(ctx, found.get('mass'), 1.0)
         inertia = found.get('inertia')
         entries = first_children(inertia) if inertia is not None else {}
-        values = tuple(number(ctx, entries.get(key), default)
-                       for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0),
-                                            ('iyy', 1.0), ('iyz', 0.0), ('izz', 1.0)))
+        ixx, ixy, ixz, iyy, iyz, izz = (
+            number(ctx, entries.get(key), default)
+            for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0), ('iyy', 1.0),
+                                 ('iyz', 0.0), ('izz', 1.0)))
         matrix = pose_from(ctx, found.get('pose')).matrix
         # (the shared identity: absent or zero; matrix_to_pose gives IDENTITY for it)
         origin = IDENTITY if matrix is IDENTITY_MATRIX else matrix_to_pose(matrix)
-        return Inertial(mass, origin, values)  # type: ignore[arg-type]
+        return Inertial(mass, origin, (ixx, ixy, ixz, iyy, iyz, izz))
 
     def _geometry(self, ctx: Ctx, element: etree._Element | None):
         if element is None:
@@ -335,7 +336,7 @@ class SdfLoader:
         for shape in element:
             tag = shape.tag
             if tag == 'box':
-                return Box(vector(ctx, child(shape, 'size'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+                return Box(vector(ctx, child(shape, 'size'), 3, (1.0, 1.0, 1.0)))
             if tag == 'sphere':
                 return Sphere(number(ctx, child(shape, 'radius'), 1.0))
             if tag in ('cylinder', 'capsule'):
@@ -343,15 +344,15 @@ class SdfLoader:
                 return kind(number(ctx, child(shape, 'radius'), 1.0),
                             number(ctx, child(shape, 'length'), 1.0))
             if tag == 'ellipsoid':
-                return Ellipsoid(vector(ctx, child(shape, 'radii'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+                return Ellipsoid(vector(ctx, child(shape, 'radii'), 3, (1.0, 1.0, 1.0)))
             if tag == 'plane':
-                return Plane(vector(ctx, child(shape, 'normal'), 3, (0.0, 0.0, 1.0)),  # type: ignore
-                             vector(ctx, child(shape, 'size'), 2, (0.0, 0.0)))  # type: ignore
+                return Plane(vector(ctx, child(shape, 'normal'), 3, (0.0, 0.0, 1.0)),
+                             vector(ctx, child(shape, 'size'), 2, (0.0, 0.0)))
             if tag == 'mesh':
                 uri = text(child(shape, 'uri'))
                 base = Path(ctx.file).resolve().parent if ctx.file else None
                 return Mesh(mesh_uri(uri, base) if uri else uri,
-                            vector(ctx, child(shape, 'scale'), 3, (1.0, 1.0, 1.0)))  # type: ignore
+                            vector(ctx, child(shape, 'scale'), 3, (1.0, 1.0, 1.0)))
         return None
 
     # --- joints and frames ----------------------------------------------------------------
@@ -389,7 +390,7 @@ class SdfLoader:
             return None
         found = first_children(element)
         xyz = found.get('xyz')
-        axis = SdfAxis(vector(ctx, xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)  # type: ignore
+        axis = SdfAxis(vector(ctx, xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)
         if math.hypot(*axis.xyz) < 1e-12:
             raise InvalidValueError('joint axis <xyz> has zero length', ctx.file,
                                     element.sourceline, code='ELEMENT_INVALID')
@@ -430,7 +431,7 @@ class SdfLoader:
             if tag == 'plugin':
                 plugins.append(sub)
                 continue
-            found.setdefault(tag, sub)  # type: ignore[arg-type]
+            found.setdefault(tag, sub)
             if tag == 'frame' or tag == 'joint':
                 added.append(sub)
         uri_element = found.get('uri')
@@ -792,8 +793,11 @@ def _material(ctx: Ctx, material: etree._Element | None) -> Material | None:
         diffuse = child(material, 'ambient')
     if diffuse is None:
         return None
-    values = vector(ctx, diffuse, None, ())  # type: ignore[arg-type]
-    if len(values) not in (3, 4):
+    values = vector(ctx, diffuse, None, ())
+    if len(values) == 3:
+        (r, g, b), a = values, 1.0
+    elif len(values) == 4:
+        r, g, b, a = values
+    else:
         return None
-    rgba = tuple(values) + ((1.0,) if len(values) == 3 else ())
-    return Material(rgba=rgba)  # type: ignore[arg-type]
+    return Material(rgba=(r, g, b, a))
