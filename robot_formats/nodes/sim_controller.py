@@ -513,6 +513,7 @@ class SimController(Node):
         goal = self.motion.goal if self.motion is not None else None
         self.motion = None
         self.targets = robot.positions()
+        self._state_time = self._now()  # the reset's state, published as any other
         if goal is not None:
             self._finish(goal, 'abort', jtc.PATH_TOLERANCE_VIOLATED, text)
 
