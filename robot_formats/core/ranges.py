@@ -13,16 +13,21 @@ a non-empty name (tf2 refuses an empty frame id; urdfdom reads one silently).
 
 from __future__ import annotations
 
+import math
 from typing import Iterable
 
 from robot_formats.core.errors import InvalidValueError, SchemaError
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.limits import MAX_MAGNITUDE
 from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Frame, Geometry,
-                                      Joint, Link, Mesh, Model, Plane, Pose, Scene, SoftBody,
-                                      Sphere)
+                                      Joint, JointType, Link, Mesh, Model, Plane, Pose, Scene,
+                                      SoftBody, Sphere)
 
-__all__ = ['check_ranges']
+__all__ = ['check_ranges', 'in_range']
+
+#: Joints that move along or about an axis (their ``axis``, and ``axis2`` for two of them).
+_AXIAL = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
+                    JointType.SCREW, JointType.UNIVERSAL, JointType.PLANAR})
 
 
 def check_ranges(scene: Scene, tree: KinematicTree) -> None:
@@ -38,7 +43,7 @@ def check_ranges(scene: Scene, tree: KinematicTree) -> None:
         _joint(joint, scene.source)
     for joint in tree.joints.values():
         if joint.mimic is not None:
-            _numbers((joint.mimic.multiplier, joint.mimic.offset),
+            in_range((joint.mimic.multiplier, joint.mimic.offset),
                      f'joint {joint.name!r}: the mimic multiplier and offset (the chain of '
                      'mimics followed)', scene.source, joint.line)
 
@@ -54,7 +59,7 @@ def _model(model: Model, file: str | None) -> None:
     for values, what in ((model.initial_positions, 'initial position'),
                          (model.initial_velocities, 'initial velocity')):
         for dof, value in values.items():
-            _numbers((value,), f'model {model.name!r}: the {what} of {dof!r}', file, None)
+            in_range((value,), f'model {model.name!r}: the {what} of {dof!r}', file, None)
 
 
 def _link(link: Link, file: str | None) -> None:
@@ -62,13 +67,13 @@ def _link(link: Link, file: str | None) -> None:
     _name(link.name, 'link', file, line)
     inertial = link.inertial
     if inertial is not None:
-        _numbers((inertial.mass, *inertial.inertia), f'{what}: the mass and inertia', file, line)
+        in_range((inertial.mass, *inertial.inertia), f'{what}: the mass and inertia', file, line)
         _pose(inertial.origin, f'{what}: the inertial origin', file, line)
     for visual in link.visuals:
         _pose(visual.origin, f'{what}: a visual origin', file, line)
         _geometry(visual.geometry, f'{what}: a visual geometry', file, line)
         if visual.material is not None and visual.material.rgba is not None:
-            _numbers(visual.material.rgba, f'{what}: a material colour', file, line)
+            in_range(visual.material.rgba, f'{what}: a material colour', file, line)
     for collision in link.collisions:
         _pose(collision.origin, f'{what}: a collision origin', file, line)
         _geometry(collision.geometry, f'{what}: a collision geometry', file, line)
@@ -79,7 +84,7 @@ def _link(link: Link, file: str | None) -> None:
 def _soft(soft: SoftBody, what: str, file: str | None, line: int | None) -> None:
     _pose(soft.origin, what, file, line)
     _geometry(soft.geometry, what, file, line)
-    _numbers(_given((soft.total_mass, soft.vertex_stiffness, soft.edge_stiffness,
+    in_range(_given((soft.total_mass, soft.vertex_stiffness, soft.edge_stiffness,
                      soft.damping)), what, file, line)
 
 
@@ -88,19 +93,53 @@ def _joint(joint: Joint, file: str | None) -> None:
     _name(joint.name, 'joint', file, line)
     _pose(joint.origin, f'{what}: the origin', file, line)
     _pose(joint.child_offset, f'{what}: the child offset', file, line)
-    _numbers((*joint.axis, *(joint.axis2 or ()), joint.pitch), f'{what}: the axis', file, line)
+    in_range((*joint.axis, *(joint.axis2 or ()), joint.pitch), f'{what}: the axis', file, line)
+    if joint.type in _AXIAL:
+        _direction(joint, what, file, line)
     for limit in joint.limits:
-        _numbers(_given((limit.lower, limit.upper, limit.effort, limit.velocity)),
+        in_range(_given((limit.lower, limit.upper, limit.effort, limit.velocity)),
                  f'{what}: a limit', file, line)
     if joint.dynamics is not None:
-        _numbers((joint.dynamics.damping, joint.dynamics.friction), f'{what}: the dynamics',
+        in_range((joint.dynamics.damping, joint.dynamics.friction), f'{what}: the dynamics',
                  file, line)
     for dof in joint.dof_dynamics:
-        _numbers(_given((dof.damping, dof.friction, dof.spring_stiffness, dof.rest_position,
+        in_range(_given((dof.damping, dof.friction, dof.spring_stiffness, dof.rest_position,
                          *dof.velocity_limits, *dof.acceleration_limits, *dof.force_limits)),
                  f'{what}: the dynamics of a coordinate', file, line)
     if joint.mimic is not None:
-        _numbers((joint.mimic.multiplier, joint.mimic.offset), f'{what}: the mimic', file, line)
+        in_range((joint.mimic.multiplier, joint.mimic.offset), f'{what}: the mimic', file, line)
+
+
+def _direction(joint: Joint, what: str, file: str | None, line: int | None) -> None:
+    """A joint that moves along or about its axis needs a direction: a unit vector can be made
+    of its axis, and of its second axis (universal, planar); a plane's two axes are not
+    parallel."""
+    first = _unit(joint.axis)
+    two = joint.axis2 is not None and joint.type in (JointType.UNIVERSAL, JointType.PLANAR)
+    second = _unit(joint.axis2) if two else None  # type: ignore[arg-type]
+    if first is not None and (not two or second is not None and (
+            joint.type is not JointType.PLANAR or _apart(first, second))):
+        return
+    raise InvalidValueError(f'{what}: the axes {joint.axis} and {joint.axis2} give no '
+                            'direction (a zero axis, or two parallel ones)', file, line,
+                            code='VALUE_OUT_OF_RANGE')
+
+
+def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two unit vectors are not parallel (their cross product has a length)."""
+    return math.hypot(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                      a[0] * b[1] - a[1] * b[0]) > 1e-9
+
+
+def _unit(vector: tuple[float, ...]) -> tuple[float, ...] | None:
+    """``vector`` scaled to length 1 (scaled by its largest entry first: no overflow or
+    underflow on the way), or None when it has no length."""
+    largest = max(map(abs, vector))
+    if not largest > 0.0:
+        return None
+    scaled = [v / largest for v in vector]
+    norm = math.hypot(*scaled)
+    return tuple(v / norm for v in scaled) if norm > 1e-12 else None
 
 
 def _frame(frame: Frame, file: str | None) -> None:
@@ -109,7 +148,7 @@ def _frame(frame: Frame, file: str | None) -> None:
 
 
 def _pose(pose: Pose, what: str, file: str | None, line: int | None) -> None:
-    _numbers((*pose.xyz, *pose.quat), what, file, line)
+    in_range((*pose.xyz, *pose.quat), what, file, line)
 
 
 def _geometry(geometry: Geometry, what: str, file: str | None, line: int | None) -> None:
@@ -127,14 +166,17 @@ def _geometry(geometry: Geometry, what: str, file: str | None, line: int | None)
         values = geometry.scale
     else:  # a shape of another kind (a reader's own) holds no numbers this checks
         return
-    _numbers(values, what, file, line)
+    in_range(values, what, file, line)
 
 
 def _given(values: Iterable[float | None]) -> tuple[float, ...]:
     return tuple(value for value in values if value is not None)
 
 
-def _numbers(values: Iterable[float], what: str, file: str | None, line: int | None) -> None:
+def in_range(values: Iterable[float], what: str, file: str | None, line: int | None) -> None:
+    """Refuse (InvalidValueError VALUE_OUT_OF_RANGE naming ``what``) a value that is not finite
+    or beyond ``±MAX_MAGNITUDE``: the rule, for a reader that transforms values before they
+    reach the model (normalising an axis) and must check them as written."""
     for value in values:
         if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # (false for nan too)
             reason = ('beyond the largest magnitude a model may hold, '

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from hostile import SECRET, Plant, run_cli_capped, verdict
-from rf_testlib import check_urdf
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -272,6 +271,9 @@ def test_meshes_that_loop_or_never_end_are_drawn_without(plant: Plant, tmp_path:
                   '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis '
                   'xyz="1e308 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
                   '</joint></robot>\n'),
+    ('planar.urdf', '<?xml version="1.0"?>\n<robot name="r"><link name="a"/><link name="b"/>'
+                    '<joint name="j" type="planar"><parent link="a"/><child link="b"/><axis '
+                    'xyz="1 1 1e308"/></joint></robot>\n'),  # (found by fuzzing)
     ('trans.hrdf', '<?xml version="1.0"?>\n<robot version="1.3.0" trans="1e309 0 0">'
                    '<actuator type="X5-9"/></robot>\n'),
     ('com.hrdf', '<?xml version="1.0"?>\n<robot version="1.3.0"><actuator type="X5-9" '

@@ -32,6 +32,7 @@ from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
 from robot_formats.core.meshes import mesh_uri
+from robot_formats.core.ranges import in_range
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
@@ -531,6 +532,7 @@ class _UrdfParser:
             return (1.0, 0.0, 0.0), kind
         axis = floats(axis_el.get('xyz', '1 0 0'), self.file, axis_el.sourceline,
                       '<axis xyz>', 3)
+        in_range(axis, '<axis xyz>', self.file, axis_el.sourceline)  # (a plane normal is not kept)
         x, y, z = axis
         if kind in _AXIAL and math.sqrt(x * x + y * y + z * z) < 1e-12:
             if kind is JointType.PLANAR:
