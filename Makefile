@@ -15,7 +15,7 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 # Source the venv + workspace environment inside a recipe line.
 ENV := . tools/env.sh
 
-.PHONY: help setup setup-test underlay build test demo bench docs clean distclean
+.PHONY: help setup setup-test underlay build test fuzz demo bench docs clean distclean
 
 help: ## list the targets
 	@echo "robot_formats make targets:"
@@ -44,6 +44,11 @@ test: setup-test build ## setup-test + build + run the test suite (python -m pyt
 	rc=0; python -m pytest test -q || rc=$$?; \
 	if [ "$$rc" -eq 5 ]; then echo "test: FAILED: pytest collected no tests (exit 5)" >&2; exit 1; fi; \
 	exit "$$rc"
+
+# The fuzzing of test/core/test_fuzz_formats.py at full budget (make test runs 50 cases per format):
+# FUZZ_CASES per format (default 10000) on FUZZ_WORKERS worker processes (default 2).
+fuzz: setup-test build ## setup-test + build + fuzz every format with 10,000 hostile and mutated files
+	@$(ENV); FUZZ_CASES="$${FUZZ_CASES:-10000}" python -m pytest test/core/test_fuzz_formats.py -q -s
 
 demo: build ## build + run the demo (tools/demo.sh)
 	@$(ENV); bash tools/demo.sh

@@ -1,28 +1,39 @@
-"""Nothing may crash the process: seeded mutation fuzzing of real files of every format.
+"""Nothing may crash, hang, exhaust memory or disclose a file: seeded fuzzing of every format
+through the command line (issue 27).
 
-Seeds are real documents: the shared corpus (URDF, SDFormat, SKEL, HRDF), random HRDF kits of
-test/formats/hrdf/kit_generator.py, and the bundled
-examples (TMP problems with their configuration-mapping YAML, XMDI motions and servo-mapping
-YAML, and one of each other format). Each is copied, with its
-neighbours (includes, meshes, models), into a temporary tree, and mutants are written next to
-it, so that relative references still resolve and the readers get deep into the document.
+For each format (URDF, SDFormat, HRDF, SKEL, TMP, XMDI, xacro) a seeded generator mixes:
 
-Mutations: byte flips, truncation, element deletion/duplication/renaming/moving, attribute
-deletion and (textual) duplication, values transplanted from elsewhere in the document (name
-collisions, cycles, self-references), number mangling (NaN, ±inf, huge, tiny, malformed,
-hexadecimal), very long and non-ASCII values, and deep nesting (an element nested in copies of
-itself, and deeply parenthesised numbers).
+* mutations of real documents: the shared corpus (URDF, SDFormat, SKEL, HRDF), random HRDF kits
+  of test/formats/hrdf/kit_generator.py, the bundled examples (TMP problems with their mapping
+  YAML, XMDI motions), the xacro fixture and URDF seeds wrapped as xacro. Each seed is copied,
+  with its neighbours (includes, meshes, models), into a temporary tree and its mutants written
+  next to it, so relative references still resolve and the readers get deep into the document.
+  Mutations: byte flips, truncation, element deletion/duplication/renaming/moving, attribute
+  deletion and duplication, values transplanted from elsewhere in the document (name
+  collisions, cycles, self-references), number mangling (NaN, ±inf, huge, tiny, malformed,
+  hexadecimal), very long and non-ASCII values, deep nesting;
+* the hostile classes of fuzz_hostile.py: references to planted secrets, FIFOs, devices, link
+  loops, directories and a 2 GB file by every way a format names a file; includes that fan out,
+  nest or loop; long chains; xacro bombs; overflowing numbers and empty names; and the document
+  itself a FIFO, a device, a directory or a secret.
 
-For every mutant, ``read_document`` (what ``robot-formats check`` runs; for scenes also
-``load``) either succeeds or raises the FormatError family with a file and a sentence; never
-another exception and never a hang: the readers run in a worker subprocess and each document
-is bounded by a timeout. A few mutants also go through the CLI: exit 0 or 1, no traceback.
-The seed is fixed, so a failure reproduces; the mutant files are kept in pytest's tmp dir.
+Every case runs ``check`` and, when check accepts it, ``frames --json``, ``info`` and ``convert``
+(``motion --json`` for motions) in a worker process (fuzz_worker.py) under an address-space cap,
+with a time bound per case. A case fails on an exit code other than 0 or 1 (an internal error,
+MemoryError at the cap), no answer in time, an output showing a planted secret, a refusal
+without a ``file:line: message`` line, a command refusing what check accepted, descriptors left
+open; the URDF written for a sample of accepted cases must pass check_urdf. The YAML side files
+(TMP configuration mappings, XMDI servo maps) are fuzzed through their readers.
+
+Budget: ``FUZZ_CASES`` cases per format (default 50: ``make test``), ``FUZZ_WORKERS`` worker
+processes (default 2); ``make fuzz`` runs 10,000 per format. The seed is fixed, so a failure
+reproduces; a failing case's files are kept in pytest's tmp dir, the others removed once run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import selectors
@@ -36,14 +47,26 @@ import pytest
 from lxml import etree
 from shared_data import shared
 
+import fuzz_hostile
+from hostile import Plant, run_cli_capped, secret_env, verdict
+from rf_testlib import check_urdf
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = shared('corpus')
 EXAMPLES = ROOT / 'examples'
 
 SEED = 20261123
-MUTANTS_PER_FORMAT = 150
-#: Bound of one document (generous: the shared machine is slow; real files take < 0.1 s).
-DOCUMENT_TIMEOUT = 10.0
+#: Cases per format (``make fuzz`` sets 10,000).
+CASES = int(os.environ.get('FUZZ_CASES', '50'))
+#: Worker processes running cases side by side.
+WORKERS = max(1, int(os.environ.get('FUZZ_WORKERS', '2')))
+#: Bound of one case, every command included (generous: the shared machine is slow; real files
+#: take < 0.1 s; a 10,000-link chain a few seconds). xacro cases may spend the whole xacro
+#: budget (formats.xacro_expansion) once per command.
+CASE_TIMEOUT = 90.0
+XACRO_CASE_TIMEOUT = 240.0
+#: One accepted case in this many has its written URDF checked by check_urdf.
+CHECK_URDF_EVERY = max(1, CASES // 10)
 
 
 # --- seeds --------------------------------------------------------------------------------------
@@ -76,6 +99,7 @@ def seed_files(copy_root: Path) -> dict[str, list[Path]]:
         'tmp': sorted(examples.joinpath('tmp').glob('*.xml')),
         'xmdi': sorted(examples.joinpath('xmdi').glob('*.xmdi')),
         'hrdf-kits': sorted(copy_root.joinpath('kits').rglob('kit.hrdf')),
+        'xacro': sorted(copy_root.joinpath('xacro').glob('*.urdf.xacro')),
         'tmp-mapping': sorted(examples.joinpath('tmp').glob('*.mapping.yaml')),
         'servo-map': sorted(examples.joinpath('xmdi').glob('*.map.yaml')),
     }
@@ -289,75 +313,92 @@ def _beside_mapping(seed: Path) -> Path:
     return seed.with_name(seed.name.split('.')[0] + '.mapping.yaml')
 
 
-def mutants(fmt: str, seeds: list[Path], count: int):
-    """(mutant path, mutation name) — written next to their seeds, deterministic. A TMP
-    problem's mutant gets its seed's mapping YAML beside it, itself mutated half the time."""
-    rng = random.Random(f'{SEED}-{fmt}')
+def _mutant(fmt: str, seed: Path, number: int, rng: random.Random) -> tuple[list[Path], str]:
+    """A mutant of ``seed`` written next to it (its files, the mutation's name). A TMP
+    problem's mutant gets its seed's mapping YAML beside it, itself mutated half the time;
+    a YAML side file keeps its seed's stem (a servo map's motion file is <stem>.xmdi)."""
     yaml_side = fmt in ('tmp-mapping', 'servo-map')
-    originals = {seed: seed.read_bytes() for seed in seeds}
+    data, mutation = _mutate(seed.read_bytes(), YAML_MUTATIONS if yaml_side else MUTATIONS, rng)
+    if yaml_side:
+        path = seed.with_name(f'{seed.name.split(".")[0]}_zzfuzz_{number:05d}_'
+                              f'{mutation.strip("_")}{"".join(seed.suffixes)}')
+    else:
+        suffix = '.urdf.xacro' if fmt == 'xacro' else seed.suffix
+        path = seed.with_name(f'zz_fuzz_{fmt}_{number:05d}_{mutation.strip("_")}{suffix}')
+    path.write_bytes(data)
+    files = [path]
+    mapping = _beside_mapping(seed)
+    if fmt == 'tmp' and mapping.is_file():
+        text = mapping.read_bytes()
+        if rng.random() < 0.5:
+            text, mutation = _mutate(text, YAML_MUTATIONS, rng)
+            mutation = f'mapping{mutation}'
+        _beside_mapping(path).write_bytes(text)
+        files.append(_beside_mapping(path))
+    return files, mutation
+
+
+def fuzz_cases(fmt: str, seeds: list[Path], plant: Plant, scratch: Path, count: int):
+    """(case for the worker, its files to remove once run, a label) — ``count`` of them,
+    deterministic: mutants of the seeds and hostile documents (fuzz_hostile.py), about half
+    each, a tenth of the hostile ones mutated too."""
+    generator = fuzz_hostile.GENERATORS.get(fmt)
     for number in range(count):
-        seed = seeds[number % len(seeds)]
-        data, mutation = _mutate(originals[seed], YAML_MUTATIONS if yaml_side else MUTATIONS,
-                                 rng)
-        if yaml_side:  # keep the seed's stem: a servo map's motion file is <stem>.xmdi
-            path = seed.with_name(f'{seed.name.split(".")[0]}_zzfuzz_{number:03d}_'
-                                  f'{mutation.strip("_")}{"".join(seed.suffixes)}')
-        else:
-            path = seed.with_name(f'zz_fuzz_{fmt}_{number:03d}_{mutation.strip("_")}'
-                                  f'{seed.suffix}')
-        path.write_bytes(data)
-        mapping = _beside_mapping(seed)
-        if fmt == 'tmp' and mapping.is_file():
-            text = mapping.read_bytes()
-            if rng.random() < 0.5:
-                text, mutation = _mutate(text, YAML_MUTATIONS, rng)
-                mutation = f'mapping{mutation}'
-            _beside_mapping(path).write_bytes(text)
-        yield path, mutation
+        rng = random.Random(f'{SEED}-{fmt}-{number}')
+        if generator is None or (seeds and rng.random() < 0.5):
+            files, label = _mutant(fmt, seeds[number % len(seeds)], number, rng)
+            kind = fmt if fmt in ('tmp-mapping', 'servo-map') else 'cli'
+            yield {'kind': kind, 'path': str(files[0]), 'fmt': fmt}, files, label
+            continue
+        folder = scratch / f'{fmt}-{number:05d}'
+        folder.mkdir(parents=True)
+        case = generator(rng, plant, folder)
+        label = f'hostile {case.attack}'
+        if rng.random() < 0.1 and case.path.is_file() and not case.path.is_symlink():
+            data, mutation = _mutate(case.path.read_bytes(), MUTATIONS, rng)
+            case.path.write_bytes(data)
+            label += f' {mutation}'
+        yield ({'kind': 'cli', 'path': str(case.path), 'fmt': fmt,
+                'servo_map': str(case.servo_map) if case.servo_map else None}, [folder], label)
 
 
-# --- the worker -----------------------------------------------------------------------------------
+# --- the workers ----------------------------------------------------------------------------------
 
 class Worker:
-    """fuzz_worker.py in a subprocess; a document that takes too long kills and restarts it."""
+    """fuzz_worker.py in a subprocess; a case that takes too long kills and restarts it."""
 
-    def __init__(self) -> None:
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        scratch.mkdir(parents=True, exist_ok=True)
         self.proc: subprocess.Popen | None = None
-        self.selector: selectors.DefaultSelector | None = None
+        self.deadline = 0.0
+        self.case: dict | None = None
 
-    def _start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name(
-            'fuzz_worker.py'))], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(self.proc.stdout, selectors.EVENT_READ)
-        ready = self._answer(60.0)
-        assert ready == {'outcome': 'ready'}, ready
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name('fuzz_worker.py')), str(self.scratch)],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, bufsize=1, env=secret_env())
+        ready = self.proc.stdout.readline()
+        assert json.loads(ready) == {'outcome': 'ready'}, ready
 
-    def _answer(self, timeout: float) -> dict | None:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self.selector.select(left):
-                return None
-            line = self.proc.stdout.readline()
-            if not line:
-                return {'outcome': 'crash', 'type': 'process died',
-                        'message': f'exit code {self.proc.wait()}', 'traceback': ''}
-            return json.loads(line)
-
-    def classify(self, path: Path, kind: str = 'document') -> dict:
+    def send(self, case: dict) -> None:
         if self.proc is None or self.proc.poll() is not None:
-            self._start()
-        self.proc.stdin.write(f'{kind}\t{path}\n')
+            self.start()
+        self.case = case
+        timeout = XACRO_CASE_TIMEOUT if case.get('fmt') == 'xacro' else CASE_TIMEOUT
+        self.deadline = time.monotonic() + timeout
+        self.proc.stdin.write(json.dumps(case) + '\n')
         self.proc.stdin.flush()
-        answer = self._answer(DOCUMENT_TIMEOUT)
-        if answer is None:
+
+    def answer(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            code = self.proc.wait()
             self.close()
-            return {'outcome': 'hang', 'message': f'no answer within {DOCUMENT_TIMEOUT:g} s'}
-        if answer['outcome'] == 'crash' and answer['type'] == 'process died':
-            self.close()
-        return answer
+            return {'outcome': 'crash', 'type': 'process died', 'message': f'exit code {code}',
+                    'traceback': ''}
+        return json.loads(line)
 
     def close(self) -> None:
         if self.proc is not None:
@@ -369,6 +410,66 @@ class Worker:
             self.proc = None
 
 
+class Pool:
+    """Workers running cases side by side, each case bounded in time."""
+
+    def __init__(self, root: Path, size: int = WORKERS) -> None:
+        self.workers = [Worker(root / f'worker{index}') for index in range(size)]
+
+    def run(self, cases, on_answer) -> None:
+        """Send every case; ``on_answer(case, files, label, answer)`` as each ends."""
+        pending = iter(cases)
+        busy: dict[int, tuple[Worker, tuple]] = {}
+        idle = list(self.workers)
+        with selectors.DefaultSelector() as selector:
+            while True:
+                while idle:
+                    item = next(pending, None)
+                    if item is None:
+                        break
+                    worker = idle.pop()
+                    worker.send(item[0])
+                    busy[id(worker)] = (worker, item)
+                    selector.register(worker.proc.stdout, selectors.EVENT_READ, worker)
+                if not busy:
+                    return
+                timeout = max(0.0, min(w.deadline for w, _ in busy.values()) - time.monotonic())
+                ready = {key.data for key, _ in selector.select(timeout)}
+                for worker, item in list(busy.values()):
+                    if worker in ready:
+                        answer = worker.answer()
+                    elif time.monotonic() >= worker.deadline:
+                        answer = {'outcome': 'hang', 'message': 'no answer within '
+                                  f'{worker.deadline:g}'}
+                        worker.close()
+                    else:
+                        continue
+                    if worker.proc is not None:
+                        selector.unregister(worker.proc.stdout)
+                    else:
+                        with _quiet():
+                            selector.unregister(_registered(selector, worker))
+                    del busy[id(worker)]
+                    idle.append(worker)
+                    on_answer(item[0], item[1], item[2], answer)
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+
+
+def _registered(selector: selectors.BaseSelector, worker: Worker):
+    return next(key.fileobj for key in selector.get_map().values() if key.data is worker)
+
+
+class _quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return exc[0] in (KeyError, StopIteration, ValueError)
+
+
 @pytest.fixture(scope='module')
 def copies(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp('fuzz')
@@ -376,6 +477,7 @@ def copies(tmp_path_factory) -> Path:
         shutil.copytree(SHARED / name, root / 'corpus' / name)
     shutil.copytree(EXAMPLES, root / 'examples')
     _write_random_kits(root / 'kits')
+    _write_xacro_seeds(root / 'xacro', root / 'corpus')
     return root
 
 
@@ -395,73 +497,111 @@ def _write_random_kits(folder: Path, count: int = 21) -> None:
         generate(seed, versions[seed % 7], seed % 3 == 0).write(kit_dir, 'kit.hrdf')
 
 
+def _write_xacro_seeds(folder: Path, corpus: Path) -> None:
+    """The xacro fixture, and URDF seeds as xacro documents (the namespace declared, a
+    property used by the first origin): mutants reach xacro's parser and evaluator."""
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / 'test' / 'fixtures' / 'xacro' / 'two_link.urdf.xacro', folder)
+    for index, seed in enumerate(_sample(list(corpus.rglob('*.urdf')), 6, 'xacro')):
+        text = seed.read_text(errors='replace')
+        text = re.sub(r'<robot\b', '<robot xmlns:xacro="http://www.ros.org/wiki/xacro"', text,
+                      count=1)
+        text = re.sub(r'(<robot\b[^>]*>)', r'\1<xacro:property name="zz" value="0.1"/>', text,
+                      count=1)
+        text = text.replace('xyz="0 0 0"', 'xyz="0 0 ${zz*2}"', 1)
+        (folder / f'{index}_{seed.stem}.urdf.xacro').write_text(text)
+
+
 @pytest.fixture(scope='module')
-def worker():
-    worker = Worker()
-    yield worker
-    worker.close()
+def plant(tmp_path_factory) -> Plant:
+    return Plant(tmp_path_factory.mktemp('plant'))
+
+
+@pytest.fixture(scope='module')
+def pool(tmp_path_factory):
+    pool = Pool(tmp_path_factory.mktemp('workers'))
+    yield pool
+    pool.close()
 
 
 @pytest.fixture(scope='module')
 def outcomes() -> dict:
-    """Every mutant's outcome by format, for the CLI test to pick from."""
+    """A few refused cases by format (kept on disk), for the subprocess CLI test."""
     return {}
 
 
-def _problem(path: Path, answer: dict) -> str | None:
-    outcome = answer['outcome']
-    if outcome == 'ok':
-        return None
-    if outcome == 'format_error':
-        message = answer['message'] or ''
-        if not answer['file'] or not re.search(r'[A-Za-z]{3}', message) or len(message) < 10:
-            return f'{path.name}: FormatError without a file or sentence: {answer}'
-        return None
-    return (f'{path.name}: {outcome} {answer.get("type", "")}: {answer.get("message", "")}\n'
-            f'{answer.get("traceback", "")}')
+def _remove(files: list[Path]) -> None:
+    for path in files:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize('fmt', ['urdf', 'sdf', 'skel', 'hrdf', 'hrdf-kits', 'tmp', 'xmdi',
-                                 'tmp-mapping', 'servo-map'])
-def test_mutants_are_read_or_refused_never_crash(fmt: str, copies: Path, worker: Worker,
-                                                 outcomes: dict) -> None:
-    kind = fmt if fmt in ('tmp-mapping', 'servo-map') else 'document'
+DOCUMENT_FORMATS = ['urdf', 'sdf', 'skel', 'hrdf', 'hrdf-kits', 'tmp', 'xmdi', 'xacro']
+
+
+@pytest.mark.parametrize('fmt', DOCUMENT_FORMATS + ['tmp-mapping', 'servo-map'])
+def test_fuzzed_inputs_never_crash_hang_or_disclose(fmt: str, copies: Path, plant: Plant,
+                                                    pool: Pool, outcomes: dict,
+                                                    tmp_path: Path) -> None:
     seeds = seed_files(copies)[fmt]
     assert seeds and all(seed.is_file() for seed in seeds), seeds
-    for seed in seeds:  # the unmutated seeds are read (else the fuzzing proves nothing)
-        assert worker.classify(seed, kind)['outcome'] != 'crash', seed
-    problems, results = [], []
-    count = {'document': MUTANTS_PER_FORMAT, 'hrdf-kits': 2 * MUTANTS_PER_FORMAT}.get(
-        fmt if fmt == 'hrdf-kits' else kind, MUTANTS_PER_FORMAT // 3)
-    for path, mutation in mutants(fmt, seeds, count):
-        answer = worker.classify(path, kind)
-        results.append((path, answer))
-        problem = _problem(path, answer)
-        if problem:
-            problems.append(f'[{mutation}] {problem}')
-    outcomes[fmt] = results
-    refused = sum(a['outcome'] == 'format_error' for _, a in results)
-    assert refused >= 10, f'only {refused} of the mutants were refused: weak mutations'
-    assert not problems, f'{len(problems)} mutants crashed or hung:\n' + '\n'.join(problems[:8])
+    count = CASES
+    kind = fmt if fmt in ('tmp-mapping', 'servo-map') else 'cli'
+    tally: dict[str, int] = {}
+    problems: list[str] = []
+    checked: list[str] = []
+    kept: list[str] = []  # refused cases left on disk for the subprocess test
+
+    def on_answer(case: dict, files: list[Path], label: str, answer: dict) -> None:
+        outcome = answer['outcome']
+        tally[outcome] = tally.get(outcome, 0) + 1
+        if outcome == 'ok' and answer.get('urdf') and (tally['ok'] % CHECK_URDF_EVERY == 1
+                                                       or CHECK_URDF_EVERY == 1):
+            written = check_urdf(answer['urdf'])
+            checked.append(case['path'])
+            if written.returncode != 0:
+                outcome = 'urdf-refused'
+                answer = {**answer, 'message': written.stdout[-500:] + written.stderr[-500:]}
+        if outcome == 'refused' and case['kind'] == 'cli' and len(kept) < 3:
+            kept.append(case['path'])
+        elif outcome in ('ok', 'refused'):
+            _remove(files)
+        else:
+            problems.append(f'[{label}] {case["path"]}: {outcome} {answer.get("type", "")}: '
+                            f'{answer.get("message", "")}\n{answer.get("traceback", "")}')
+
+    seed_cases = [({'kind': kind, 'path': str(seed), 'fmt': fmt}, [], 'seed')
+                  for seed in seeds]  # the unmutated seeds are read (else nothing is proven)
+    seen: list[tuple[dict, dict]] = []
+    pool.run(seed_cases, lambda case, files, label, answer: seen.append((case, answer)))
+    unread = [(c['path'], a) for c, a in seen if a['outcome'] not in ('ok', 'refused')]
+    assert not unread, f'seeds not read cleanly: {unread}'
+    pool.run(fuzz_cases(fmt, seeds, plant, tmp_path / 'cases', count), on_answer)
+    outcomes[fmt] = kept
+    print(f'fuzz {fmt}: {sum(tally.values())} cases {tally}, {len(checked)} URDFs through '
+          'check_urdf')
+    assert sum(tally.values()) == count
+    assert not problems, (f'{len(problems)} of {count} cases failed:\n'
+                          + '\n'.join(problems[:8]))
+    if fmt in DOCUMENT_FORMATS:
+        assert tally.get('refused', 0) >= count // 10, f'few refusals: weak cases ({tally})'
+    if fmt in fuzz_hostile.GENERATORS:
+        assert tally.get('ok', 0) >= 1, f'nothing accepted: the cases stop early ({tally})'
 
 
-def test_cli_check_on_mutants_exits_0_or_1_without_traceback(outcomes: dict) -> None:
+def test_cli_in_a_process_of_its_own_on_refused_cases(outcomes: dict) -> None:
+    """The worker runs the CLI in its process; a few refused cases through
+    ``python -m robot_formats.cli check`` as users run it, under the memory cap."""
     if not outcomes:
-        pytest.fail('run with the fuzz tests above (they choose the mutants)')
-    chosen = []
-    for fmt, results in sorted(outcomes.items()):
-        if fmt in ('tmp-mapping', 'servo-map'):
-            continue  # side files: `check` reads documents
-        refused = [p for p, a in results if a['outcome'] == 'format_error']
-        if refused:
-            chosen.append(random.Random(f'{SEED}-cli-{fmt}').choice(refused))
+        pytest.fail('run with the fuzz tests above (they choose the cases)')
+    chosen = [random.Random(f'{SEED}-cli-{fmt}').choice(kept)
+              for fmt, kept in sorted(outcomes.items()) if kept]
+    assert len(chosen) >= len(DOCUMENT_FORMATS), outcomes
     for path in chosen:
-        run = subprocess.run([sys.executable, '-m', 'robot_formats.cli', 'check', str(path)],
-                             capture_output=True, text=True, timeout=120, cwd=ROOT)
-        assert run.returncode in (0, 1), f'{path.name}: exit {run.returncode}\n{run.stderr}'
-        assert 'Traceback' not in run.stderr + run.stdout, f'{path.name}:\n{run.stderr}'
-        if run.returncode == 1:
-            assert re.search(r':\S*:? .*[A-Za-z]{3}', run.stderr), run.stderr
+        problem = verdict(run_cli_capped('check', path), expected=(1,))
+        assert problem is None or 'one "file:line: message" line' in problem, problem
 
 
 def test_cli_motion_with_a_huge_frame_number_exits_1(tmp_path: Path) -> None:
