@@ -66,7 +66,7 @@ WORKERS = max(1, int(os.environ.get('FUZZ_WORKERS', '2')))
 CASE_TIMEOUT = 90.0
 XACRO_CASE_TIMEOUT = 240.0
 #: One accepted case in this many has its written URDF checked by check_urdf.
-CHECK_URDF_EVERY = max(1, CASES // 10)
+CHECK_URDF_EVERY = 5
 
 
 # --- seeds --------------------------------------------------------------------------------------
@@ -557,8 +557,7 @@ def test_fuzzed_inputs_never_crash_hang_or_disclose(fmt: str, copies: Path, plan
     def on_answer(case: dict, files: list[Path], label: str, answer: dict) -> None:
         outcome = answer['outcome']
         tally[outcome] = tally.get(outcome, 0) + 1
-        if outcome == 'ok' and answer.get('urdf') and (tally['ok'] % CHECK_URDF_EVERY == 1
-                                                       or CHECK_URDF_EVERY == 1):
+        if outcome == 'ok' and answer.get('urdf') and tally['ok'] % CHECK_URDF_EVERY == 1:
             written = check_urdf(answer['urdf'])
             checked.append(case['path'])
             if written.returncode != 0:
