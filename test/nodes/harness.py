@@ -29,7 +29,7 @@ import numpy as np
 import rclpy
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from .kilted_parameters import controllers_file_problems
 
@@ -50,6 +50,9 @@ TF_STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
 #: /tf as tf2 listeners subscribe to it.
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                     durability=DurabilityPolicy.VOLATILE)
+#: A subscription that keeps every message until taken, as motion_recorder's: a test process
+#: that falls behind (a loaded machine) loses nothing meanwhile.
+EVERY_MESSAGE = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
 
 
 def check_urdf_binary() -> str:
@@ -335,6 +338,11 @@ def assert_poses_equal(received: dict[str, np.ndarray], expected: dict[str, np.n
 
 def stamp_of(msg: Any) -> tuple[int, int]:
     return (msg.header.stamp.sec, msg.header.stamp.nanosec)
+
+
+def stamp_seconds(msg: Any) -> float:
+    """A message's header.stamp in seconds."""
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
 def tf_with_stamp(inbox: Inbox, stamp: tuple[int, int]) -> list[Any]:

@@ -34,13 +34,14 @@ import pytest
 from control_msgs.msg import JointTrajectoryControllerState
 from rclpy.action import ActionClient
 from rclpy.duration import Duration as RosDuration
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import ReliabilityPolicy
 from robot_formats_interfaces.action import PlayMotion
 from robot_formats_interfaces.srv import StopRecording
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from .harness import ROOT, TIMEOUT, NodeProcess, subprocess_env
+from .harness import (EVERY_MESSAGE, ROOT, TIMEOUT, NodeProcess, stamp_seconds,
+                      subprocess_env)
 
 sys.path.insert(0, str(ROOT / 'test' / 'formats' / 'xmdi'))
 from bundled_reference import BUNDLES, Bundle, reference_motions  # noqa: E402
@@ -50,8 +51,6 @@ MOTION = 'hebi_wave'
 FRAME_PERIOD = 0.032
 UPDATE_RATE = 200.0
 KEY_TOLERANCE = 1e-4
-#: Our subscriptions to the recorded topics keep every message, as the recorder's.
-EVERY_MESSAGE = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
 
 
 def _module(name: str) -> list[str]:
@@ -135,15 +134,11 @@ class Recording:
     def states_until(self, moment: float, joints: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """(stamps, positions in ``joints`` order) of every controller_state received, once
         one stamped after ``moment`` has arrived."""
-        self.side.spin_until(lambda: len(self.states) and stamp_of(self.states.last) > moment,
+        self.side.spin_until(lambda: len(self.states) and stamp_seconds(self.states.last) > moment,
                              what=f'controller_state stamped after {moment:.3f}',
                              process=self.processes['sim'])
         return inbox_arrays(self.states.messages, joints,
                             lambda msg: (msg.joint_names, msg.feedback.positions))
-
-
-def stamp_of(msg) -> float:
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
 def inbox_arrays(messages, joints: list[str], named) -> tuple[np.ndarray, np.ndarray]:
@@ -152,7 +147,7 @@ def inbox_arrays(messages, joints: list[str], named) -> tuple[np.ndarray, np.nda
     stamps, rows = [], []
     for msg in messages:
         values = dict(zip(*named(msg)))
-        stamps.append(stamp_of(msg))
+        stamps.append(stamp_seconds(msg))
         rows.append([values[j] for j in joints])
     return np.array(stamps), np.array(rows)
 
@@ -289,9 +284,9 @@ def test_a_played_motion_is_recorded_and_replays_the_same_trajectory(launcher, t
     # The first frame at or after 1.0 s (frame 32) ends the recording; the state that reaches
     # it makes every frame up to its own time, so a gap in joint_states (a late publisher)
     # lengthens the recording by less than the gap.
-    rig.side.spin_until(lambda: stamp_of(joint_states.last) > recorded_until,
+    rig.side.spin_until(lambda: stamp_seconds(joint_states.last) > recorded_until,
                         what='joint_states after the recording', process=rig.processes['sim'])
-    published = np.array([stamp_of(m) for m in joint_states.messages])
+    published = np.array([stamp_seconds(m) for m in joint_states.messages])
     published = published[(published >= recording) & (published <= recorded_until)]
     gap = float(np.max(np.diff(published)))
     assert 32 * FRAME_PERIOD - 1e-9 <= held.duration < 32 * FRAME_PERIOD + gap, (
@@ -370,8 +365,7 @@ def test_ten_minutes_at_100_hz_stay_within_bounded_memory(launcher, tmp_path):
     launcher.processes.append(recorder)
     recorder.wait_for_log('recording joint_states')
     side = launcher.side(domain, 'long_publisher')
-    publisher = side.node.create_publisher(JointState, 'joint_states', QoSProfile(
-        history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE))
+    publisher = side.node.create_publisher(JointState, 'joint_states', EVERY_MESSAGE)
     side.spin_until(lambda: publisher.get_subscription_count() > 0, what='the recorder',
                     process=recorder)
     baseline = peak = _rss_kib(recorder.proc.pid)

@@ -35,11 +35,10 @@ import numpy as np
 import pytest
 from control_msgs.action import FollowJointTrajectory
 from rclpy.action import ActionClient
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from robot_formats_interfaces.action import PlayMotion
 from sensor_msgs.msg import JointState
 
-from .harness import ROOT, TIMEOUT, NodeProcess
+from .harness import EVERY_MESSAGE, ROOT, TIMEOUT, NodeProcess, stamp_seconds
 
 sys.path.insert(0, str(ROOT / 'test' / 'formats' / 'xmdi'))
 from bundled_reference import BUNDLES, reference_motions  # noqa: E402
@@ -57,9 +56,6 @@ TRACKING_MAX = 0.2
 RMS_TOL = 0.04
 #: Where the servos must settle once the motion has ended, rad.
 SETTLE_TOL = 5e-3
-#: Our joint_states subscriptions keep every message until taken (a loaded test process
-#: falls behind: nothing of the play is lost meanwhile).
-EVERY_MESSAGE = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
 Result = PlayMotion.Result
 #: How long test_a_stalled_sim_controller_catches_up stops sim_controller, s (its update
 #: period is 10 ms; it catches up after a stall of up to 1 s).
@@ -151,7 +147,7 @@ class MotionSim:
         [begin, end]."""
         stamps, rows = [], []
         for msg in self.states.messages:
-            t = stamp_of(msg)
+            t = stamp_seconds(msg)
             if begin <= t <= end:
                 values = dict(zip(msg.name, msg.position))
                 stamps.append(t)
@@ -176,21 +172,17 @@ def best_start(stamps: np.ndarray, measured: np.ndarray, reference, earliest: fl
     return float(start), error(start)
 
 
-def stamp_of(msg) -> float:
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-
-
 def wait_for_pose(side, inbox, joints, target, tol: float, what: str, process,
                   after: float = 0.0) -> float:
     """Spin until the latest joint_states, stamped after ``after``, put ``joints`` within
     ``tol`` of ``target``; its stamp."""
     def there() -> bool:
-        if not len(inbox) or stamp_of(inbox.last) <= after:
+        if not len(inbox) or stamp_seconds(inbox.last) <= after:
             return False
         values = dict(zip(inbox.last.name, inbox.last.position))
         return max(abs(values[j] - v) for j, v in zip(joints, target)) <= tol
     side.spin_until(there, what=what, process=process)
-    return stamp_of(inbox.last)
+    return stamp_seconds(inbox.last)
 
 
 @pytest.mark.parametrize('player', ['player_action', 'player_trajectory'])
@@ -308,7 +300,7 @@ def test_trot_plays_on_the_skel_quadruped_in_kinematic_mode(module_launcher):
     end = wait_for_pose(gait.side, gait.states, reference.joints, [0.0] * len(reference.joints),
                         1e-12, 'the last key frame, exactly', gait.processes['gait_sim'],
                         after=time.time())
-    rows = [(stamp_of(m), dict(zip(m.name, m.position))) for m in gait.states.messages]
+    rows = [(stamp_seconds(m), dict(zip(m.name, m.position))) for m in gait.states.messages]
     rows = [(t, [values[j] for j in reference.joints]) for t, values in rows
             if requested - 0.2 <= t <= end]
     stamps, measured = np.array([t for t, _ in rows]), np.array([q for _, q in rows])
