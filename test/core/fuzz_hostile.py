@@ -72,9 +72,10 @@ def _numbers(rng: random.Random, count: int, fine: str = '0') -> str:
 
 
 def _long(rng: random.Random) -> int:
-    """The length of a long chain: mostly hundreds, sometimes thousands, rarely 10,000 (the
-    cost of a case grows with it; the issue's chains were 10,000 long)."""
-    return rng.choice([50, 300, 300, 1000, 1000, 3000]) if rng.random() > 0.03 else 10_000
+    """The length of a long chain: mostly tens or hundreds, sometimes a thousand, rarely 10,000
+    (the cost of a case grows with it; the issue's chains were 10,000 long)."""
+    draw = rng.random()
+    return 10_000 if draw < 0.005 else 1000 if draw < 0.15 else rng.choice([20, 50, 100, 300])
 
 
 def _name(rng: random.Random, index: int) -> str:

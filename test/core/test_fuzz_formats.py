@@ -577,10 +577,11 @@ def test_fuzzed_inputs_never_crash_hang_or_disclose(fmt: str, copies: Path, plan
     pool.run(seed_cases, lambda case, files, label, answer: seen.append((case, answer)))
     unread = [(c['path'], a) for c, a in seen if a['outcome'] not in ('ok', 'refused')]
     assert not unread, f'seeds not read cleanly: {unread}'
+    start = time.monotonic()
     pool.run(fuzz_cases(fmt, seeds, plant, tmp_path / 'cases', count), on_answer)
     outcomes[fmt] = kept
-    print(f'fuzz {fmt}: {sum(tally.values())} cases {tally}, {len(checked)} URDFs through '
-          'check_urdf')
+    print(f'fuzz {fmt}: {sum(tally.values())} cases {tally}, {len(checked)} written URDFs '
+          f'through check_urdf, {time.monotonic() - start:.0f} s')
     assert sum(tally.values()) == count
     assert not problems, (f'{len(problems)} of {count} cases failed:\n'
                           + '\n'.join(problems[:8]))
