@@ -43,6 +43,9 @@ NO_ROSDEP_KEY = {'mujoco'}
 #: actions (action_msgs, which also brings the builtin_interfaces and unique_identifier_msgs
 #: types of the generated goal services and feedback message).
 ACTION_DEPENDENCY = 'action_msgs'
+#: The ROS commands the README tells users to start the nodes with, and the package providing
+#: each: package.xml names them so that a distribution installs the commands with the package.
+USER_COMMANDS = {'ros2 launch robot_formats': 'ros2launch', 'ros2 run robot_formats': 'ros2run'}
 #: Interface types without a package: rosidl's primitives.
 PRIMITIVES = {'bool', 'byte', 'char', 'float32', 'float64', 'int8', 'uint8', 'int16', 'uint16',
               'int32', 'uint32', 'int64', 'uint64', 'string', 'wstring'}
@@ -121,6 +124,10 @@ def derived_dependencies() -> dict[str, set[str]]:
     for package, files in started_packages().items():
         if package != PACKAGE:
             needed.setdefault(package, set()).update(files)
+    readme = ROOT / 'README.md'
+    for command, package in USER_COMMANDS.items():
+        if command in readme.read_text(encoding='utf-8'):
+            needed.setdefault(package, set()).add(str(readme))
     return needed
 
 
