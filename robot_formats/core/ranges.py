@@ -116,7 +116,7 @@ def _direction(joint: Joint, what: str, file: str | None, line: int | None) -> N
     parallel."""
     first = _unit(joint.axis)
     two = joint.axis2 is not None and joint.type in (JointType.UNIVERSAL, JointType.PLANAR)
-    second = _unit(joint.axis2) if two else None  # type: ignore[arg-type]
+    second = _unit(joint.axis2) if two and joint.axis2 is not None else None
     if first is not None and (not two or second is not None and (
             joint.type is not JointType.PLANAR or _apart(first, second))):
         return
