@@ -34,7 +34,8 @@ from typing import BinaryIO, Iterator
 
 from robot_formats.core.errors import FileAccessError, LimitError
 
-__all__ = ['read_input', 'atomic_write', 'replacing', 'path_inside']
+__all__ = ['read_input', 'is_regular_file', 'is_directory', 'atomic_write', 'replacing',
+           'path_inside']
 
 #: What each kind of file that is not a regular file is called in a refusal.
 _NOT_REGULAR = ((stat.S_ISFIFO, 'is a named pipe (FIFO), not a regular file'),
@@ -79,6 +80,24 @@ def read_input(path: str | os.PathLike, limit: int) -> bytes:
     if len(data) > limit:
         raise LimitError(f'file is more than {limit} bytes (the limit)', name)
     return data
+
+
+def is_regular_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names a regular file (links followed): ``Path.is_file`` that says
+    False, never raises, for a name the OS refuses (too long, a NUL character, a loop of
+    links), as a reader looking for a file among candidates needs."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def is_directory(path: str | os.PathLike) -> bool:
+    """``Path.is_dir`` that says False, never raises, for a name the OS refuses."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _refuse_special(status: os.stat_result, name: str) -> None:

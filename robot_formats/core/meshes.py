@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from robot_formats.core.errors import FormatError, UnsafeXmlError
-from robot_formats.core.files import read_input
+from robot_formats.core.files import is_regular_file, read_input
 from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.limits import MAX_MESH_BYTES
 
@@ -127,11 +127,8 @@ def resolve_mesh_path(uri: str, base_dir: Path | None = None) -> Path:
         path = Path(uri)
         candidates = [path if path.is_absolute() or base_dir is None else base_dir / path]
     for candidate in candidates:
-        try:
-            if candidate.is_file():
-                return candidate
-        except (OSError, ValueError):  # a name the OS refuses
-            continue
+        if is_regular_file(candidate):
+            return candidate
     raise MeshError(f'mesh {uri!r} not found')
 
 

@@ -325,3 +325,33 @@ def test_the_secret_is_planted_where_the_tests_look(plant: Plant) -> None:
     from hostile import Outcome
     assert verdict(Outcome(('x',), 1, '', f'x.urdf:1: {SECRET}'), (1,)) is not None
     assert verdict(Outcome(('x',), 1, '', 'x.urdf:1: root:x:0:0:'), (1,)) is not None
+
+
+# --- found by the fuzzing -----------------------------------------------------------------------
+
+def test_a_name_too_long_for_the_file_system_is_no_file(tmp_path: Path) -> None:
+    """os.stat raises ENAMETOOLONG for a name over 255 bytes (Path.is_file lets it through)."""
+    long = 'x' * 300
+    refused('check', write(tmp_path, 'w.sdf', sdf_world(f'<include><uri>{long}</uri></include>')))
+    refused('check', write(tmp_path, 'h.hrdf', '<?xml version="1.0"?>\n<robot version="1.3.0">'
+                           f'<actuator type="X5-9"/><include path="{long}"/></robot>\n'))
+    refused('check', write(tmp_path, 'p.xml', '<?xml version="1.0"?>\n<problem><objects/>'
+                           f'<robots><robot><name>r</name><urdf>{long}</urdf></robot></robots>'
+                           '</problem>\n'))
+    accepted('check', write(tmp_path, 'm.hrdf', '<?xml version="1.0"?>\n<robot version="1.3.0">'
+                            f'<actuator type="X5-9"/><rigid-body mass="1" mesh_path="{long}.stl"/>'
+                            '</robot>\n'))
+    accepted('check', write(tmp_path, 'o.xml', '<?xml version="1.0"?>\n<problem><objects><obj>'
+                            f'<name>o</name><geom>{long}.obj</geom><pose>1 0 0 0 0 1 0 0 0 0 1 0'
+                            '</pose></obj></objects><robots/></problem>\n'))
+
+
+def test_double_hyphens_in_names_are_written_as_urdf(tmp_path: Path) -> None:
+    """The URDF written carries the file name and multi-DoF joint names in comments, where XML
+    allows no '--' (a file robot--v2.urdf, a ball joint 'j--1')."""
+    robot = write(tmp_path, 'robot--v2-.urdf', '<?xml version="1.0"?>\n<robot name="r"><link '
+                  'name="a"/><link name="b"/><joint name="j--1" type="floating"><parent link="a"/>'
+                  '<child link="b"/></joint></robot>\n')
+    written = tmp_path / 'out.urdf'
+    accepted('convert', robot, '-o', written)
+    assert check_urdf(written).returncode == 0

@@ -32,6 +32,7 @@ from lxml import etree
 
 from robot_formats.core.errors import (Diagnostic, DuplicateNameError, InvalidValueError,
                                        SchemaError, StructureError)
+from robot_formats.core.files import is_regular_file
 from robot_formats.core.model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType,
                                       Limits, Link, Inertia6, Material, Mesh, Mimic, Model, Pose,
                                       Sphere, Visual)
@@ -39,7 +40,7 @@ from robot_formats.formats.hrdf.catalogue import (ACTUATORS, BRACKETS, END_EFFEC
                                                   LINKS, Actuator, Bracket, EndEffector, LinkType,
                                                   interface_name, link_inertia,
                                                   link_mass)
-from robot_formats.formats.hrdf.elements import Node, is_file, resolve_relative
+from robot_formats.formats.hrdf.elements import Node, resolve_relative
 from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, compose,
                                                  pose, rotate, z_to)
 from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
@@ -529,7 +530,7 @@ class _Builder:
                                         code='URI_INVALID')
             if '://' not in mesh_path:
                 target = resolve_relative(mesh_path, attrs.file)
-                if is_file(target):
+                if is_regular_file(target):
                     return (Visual(Mesh(target.as_uri()), mesh_pose),)
                 attrs.warn(f'<rigid-body mesh_path={mesh_path!r}>: no such file ({target}); '
                            'drawn as simple shapes', 'HRDF_MESH_MISSING')

@@ -16,6 +16,7 @@ from lxml import etree
 
 from robot_formats.core.errors import (CycleError, Diagnostic, FileAccessError, LimitError,
                                        SchemaError, UnsupportedError)
+from robot_formats.core.files import is_regular_file
 from robot_formats.core.limits import MAX_INCLUDE_DEPTH, LoadBudget
 from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_bytes
 from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
@@ -248,14 +249,6 @@ def resolve_relative(text: str, file: str | None) -> Path:
         return base / text
 
 
-def is_file(path: Path) -> bool:
-    """Path.is_file() that says False instead of raising for names the OS refuses."""
-    try:
-        return path.is_file()
-    except (OSError, ValueError):
-        return False
-
-
 def _include(ctx: _Context, element: etree._Element, file: str | None, version: Version
              ) -> list[Node]:
     if not version.has('include'):
@@ -285,7 +278,7 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
         raise LimitError(f'<include path={text!r}>: includes nest more than {MAX_INCLUDE_DEPTH} '
                          'files deep, the limit', file, element.sourceline)
     if root is None:
-        if not is_file(target):
+        if not is_regular_file(target):
             raise FileAccessError(f'<include path={text!r}>: no such file ({target})', file,
                                   element.sourceline)
         data = read_bytes(target)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterator
 
 from robot_formats.core.errors import FormatError, ReferenceError, UnsupportedError
+from robot_formats.core.files import is_directory, is_regular_file
 from robot_formats.core.limits import MAX_INCLUDE_DEPTH
 from robot_formats.core.meshes import inside, inside_root
 from robot_formats.core.xmlsafe import read_xml
@@ -124,9 +125,9 @@ def resolve_uri(uri: str, including_file: str | None, config: ResolverConfig,
     base = _directory_of(including_file, directories) if including_file else Path.cwd()
     candidates: list[Path] = []
     for candidate in _candidates(uri, scheme, rest, base, config, including_file, line):
-        if candidate.is_file():
+        if is_regular_file(candidate):
             return candidate
-        if candidate.is_dir():
+        if is_directory(candidate):
             return model_directory_file(candidate, uri, including_file, line)
         candidates.append(candidate)
     raise ReferenceError(f'include {uri!r}: no such file or model directory (looked in '
@@ -163,7 +164,7 @@ def _candidates(uri: str, scheme: str, rest: str, base: Path, config: ResolverCo
         yield Path(rest)
         return
     yield base / rest
-    if (base / 'model.config').is_file():  # a model directory: its siblings too
+    if is_regular_file(base / 'model.config'):  # a model directory: its siblings too
         yield base.parent / rest
     for path in config.search_paths():
         yield path / rest
@@ -191,7 +192,7 @@ def _fuel_model(uri: str, rest: str, config: ResolverConfig, including_file: str
                 continue
             if match['file']:
                 inside = inside_root(chosen, match['file'])
-                if inside is not None and inside.is_file():
+                if inside is not None and is_regular_file(inside):
                     return inside
                 continue
             return model_directory_file(chosen, uri, including_file, line)
@@ -231,7 +232,7 @@ def model_directory_file(directory: Path, uri: str, including_file: str | None,
     """The SDFormat file of a model directory, chosen by ``model.config``."""
     for config_name in ('model.config', 'manifest.xml'):
         config = directory / config_name
-        if not config.is_file():
+        if not is_regular_file(config):
             continue
         try:
             root = read_xml(config)
@@ -244,7 +245,7 @@ def model_directory_file(directory: Path, uri: str, including_file: str | None,
             name = (entry.text or '').strip()
             if name and version <= _HIGHEST_VERSION and (best is None or version > best[0]):
                 best = (version, name)
-        if best is not None and (directory / best[1]).is_file():
+        if best is not None and is_regular_file(directory / best[1]):
             return directory / best[1]
         raise ReferenceError(f'include {uri!r}: {config} names no SDFormat file that exists',
                              including_file, line, code='URI_LOOKUP')

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lxml import etree
 
 from robot_formats.core import meshes
 from robot_formats.core.errors import InvalidValueError, SchemaError
+from robot_formats.core.files import is_regular_file
 from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh,
                                       Plane, Pose, SoftBody, Sphere, Vec3, vec3)
@@ -210,7 +210,7 @@ def _mesh(ctx: Ctx, shape: etree._Element) -> Mesh:
         raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
     scale = vector(ctx, require(ctx, shape, 'scale', '<mesh> (DART reads no mesh without it)'))
     uri = mesh_uri(filename, ctx.base_dir)
-    if uri.startswith('file://') and not Path(urlparse(uri).path).is_file():
+    if uri.startswith('file://') and not is_regular_file(urlparse(uri).path):
         warn(ctx, f'mesh file {filename!r} does not exist (DART 6.20 crashes on this file); '
              'kept as written', name_el.sourceline, 'SKEL_MISSING_MESH')
     return Mesh(uri, scale)

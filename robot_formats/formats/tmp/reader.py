@@ -18,6 +18,7 @@ from lxml import etree
 from robot_formats.core.errors import (CycleError, Diagnostic, DuplicateNameError, FormatError,
                                        InvalidValueError, ReferenceError, SchemaError,
                                        StructureError, XmlSyntaxError)
+from robot_formats.core.files import is_regular_file
 from robot_formats.core.model import dof_names
 from robot_formats.core.xmlsafe import floats, local_name, parse_xml_bytes, read_bytes
 from robot_formats.formats.tmp.mapping import (ConfigurationMapping, load_mapping, mapping_beside,
@@ -138,7 +139,7 @@ def parse_problem_element(root: etree._Element, path: str | Path | None,
             ctx.warn(f'<{tag}> is not part of a TMP problem; ignored', element.sourceline)
     _check_attachments(objects, file)
     if not isinstance(mapping, ConfigurationMapping):
-        if mapping is None and file and mapping_beside(file).is_file():
+        if mapping is None and file and is_regular_file(mapping_beside(file)):
             mapping = mapping_beside(file)
         mapping = load_mapping(mapping)
     robots: dict[str, ProblemRobot] = {}
@@ -257,15 +258,6 @@ def _resolved(path: Path) -> Path:
         return path
 
 
-def existing_file(path: str | Path) -> bool:
-    """True for an existing file; False (not OSError) for names the OS refuses, e.g. too long
-    (found by fuzzing, test/core/test_fuzz_formats.py)."""
-    try:
-        return Path(path).is_file()
-    except (OSError, ValueError):
-        return False
-
-
 def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
     name = _text(_required(element, 'name', ctx), ctx)
     geom_element = _child(element, 'geom', ctx)
@@ -273,7 +265,7 @@ def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
     mesh_path = None
     if geom is not None and geom_element is not None:
         mesh_path = str(_resolved(base / geom))
-        if not existing_file(mesh_path):
+        if not is_regular_file(mesh_path):
             ctx.warn(f'object {name!r}: mesh {geom!r} not found ({mesh_path}); it is drawn as '
                      'its frame only', geom_element.sourceline, 'TMP_MESH_MISSING')
     pose = _transform(_required(element, 'pose', ctx), ctx)

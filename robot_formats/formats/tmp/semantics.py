@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 
 from robot_formats.core.errors import InvalidValueError, ReferenceError, StructureError
+from robot_formats.core.files import is_regular_file
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import (WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene,
                                       Visual)
@@ -31,7 +32,7 @@ from robot_formats.core.transforms import (axis_angle, axis_angles, invert, matr
                                            rotation_to_quat, rotations_to_quats)
 from robot_formats.formats.tmp.problem import (ContinuousGrasp, Problem, ProblemObject,
                                                ProblemRobot, StablePose, SupportRegion)
-from robot_formats.formats.tmp.reader import existing_file, polygon_normal
+from robot_formats.formats.tmp.reader import polygon_normal
 
 __all__ = ['GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame', 'grasp_set',
            'grasp_samples', 'grasp_rows', 'pose_rows',
@@ -531,7 +532,7 @@ def problem_scene(problem: Problem) -> Scene:
     parents = problem.parent_of()
     for obj in problem.objects.values():
         visuals: tuple[Visual, ...] = ()
-        if obj.mesh_path and existing_file(obj.mesh_path):
+        if obj.mesh_path and is_regular_file(obj.mesh_path):
             visuals = (Visual(Mesh(Path(obj.mesh_path).as_uri()), name=obj.name),)
         links.append(Link(obj.name, visuals=visuals, line=obj.line))
         parent = parents.get(obj.name, WORLD)
