@@ -354,6 +354,18 @@ class Launched:
                                                   RELIABLE)
         self.mirror = MoveItMirror(self.side, self.urdf.root, self.link_pose_now)
         self.nanoseconds = 0
+        self.wait_for_robot_tf()
+
+    def wait_for_robot_tf(self) -> None:
+        """Readiness: TF holds every link of the robot (problem_server re-sends the initial
+        configuration until joint states come), so the mirror's lookups in its callback find
+        them; under load the listener can match /tf seconds after the node started."""
+        root = f'{self.robot}/{self.urdf.root}'
+        links = [f'{self.robot}/{link}' for link in self.urdf.links]
+        self.side.spin_until(
+            lambda: all(self.buffer.can_transform(root, link, rclpy.time.Time())
+                        for link in links),
+            what=f'TF of every link of {self.robot}', process=self.run.process)
 
     def call(self, name: str, request):
         return self.side.call(self.clients[name], request, process=self.run.process)
