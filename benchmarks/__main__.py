@@ -1,15 +1,29 @@
 """``make bench``: robot_formats' speed targets, next to the reference implementations.
 
-    python -m benchmarks [--only NAME] [--seconds S]
+    python -m benchmarks [--only NAME] [--seconds S] [--no-baseline]
     python -m benchmarks --targets      # the targets as a Markdown table (README's)
 
 Each benchmark runs in a Python process of its own, so that none measures in a heap, with
 modules and threads, that the ones before it left. Every run ends with a Markdown table of the
-benchmarks run, their targets and verdicts, made from the run's own results. Benchmarks
-(issue targets in brackets, :data:`TARGETS` in short):
+benchmarks run, their targets and verdicts, made from the run's own results.
+
+The benchmarks of :data:`COMPARED` run twice, one right after the other: on the working tree,
+then on the landed main (the commit of benchmarks/BASELINE, checked out in a temporary git
+worktree, benchmarks/checkout.py) with the same benchmark code. After the targets table the run
+prints each recorded figure of both (benchmarks/report.py ``comparison``): the load benchmarks'
+ratio to their C++ reference (urdfdom, hebi, dartpy, libsdformat), flagged when the working tree
+is more than 1.5x slower against its reference than the landed main; and the run-time figures
+(tf_callback, motion_stream p99, problem_server p99, first_tf, cli_check), flagged when more than
+20 % worse. A flag counts as a missed target in the exit status. ``--no-baseline`` measures the
+working tree alone. Benchmarks (issue targets in brackets, :data:`TARGETS` in short):
 
 * ``urdf_load``: load parser_urdf_atlas.urdf with robot_formats, pinocchio and urdfdom in this
   run, thread CPU time, interleaved, median of N [≤ 1× urdfdom's parseURDF].
+* ``urdf_peers``: load() of Atlas and six small corpus URDFs against the Python URDF loaders
+  a user would pick instead (urdf_parser_py, yourdfpy, urchin; pinned in
+  tools/requirements-bench-nodeps.txt), each loader in its own process, CPU time, interleaved,
+  median of 200, their logging silenced and no meshes read [every peer ≥ 3× our time on every
+  file it loads].
 * ``tf_callback``: joint_states → /tf processing for a generated 100-joint robot inside a real
   description_publisher node, per message [≤ 0.2 ms].
 * ``tf_sustained``: a JointState stream at 1 kHz over DDS (loopback) to the node in its own
@@ -61,15 +75,20 @@ so the TF numbers are reported against the targets only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
-from . import (first_tf, hrdf_load, motion_stream, problem_server, render, scale,
-               sdformat_load, skel_load, tf_stream, urdf_load)
+from . import (checkout, first_tf, hrdf_load, motion_stream, problem_server, render, scale,
+               report, sdformat_load, skel_load, tf_stream, urdf_load, urdf_peers)
 
 BENCHMARKS = {
     'urdf_load': urdf_load.run,
+    'urdf_peers': urdf_peers.run,
     'tf_callback': tf_stream.run_callback,
     'tf_sustained': tf_stream.run_sustained,
     'hrdf_load': hrdf_load.run,
@@ -87,6 +106,7 @@ BENCHMARKS = {
 #: Each benchmark's target, in short (the issues' wording; the docstring says how it is measured).
 TARGETS = {
     'urdf_load': '≤ 1× urdfdom\'s `parseURDF` (Atlas)',
+    'urdf_peers': 'load() ≥ 3× faster than urdf_parser_py, yourdfpy and urchin on every file',
     'tf_callback': '≤ 0.2 ms per joint_states message (100 joints)',
     'tf_sustained': '1 kHz joint_states sustained',
     'hrdf_load': 'median ≤ 1×, worst ≤ 2× hebi-py\'s `import_from_hrdf`',
@@ -114,6 +134,12 @@ def targets_table(verdicts: dict[str, bool] | None = None) -> str:
     return '\n'.join(rows)
 
 
+#: The benchmarks whose figures are compared with the landed main's (benchmarks/BASELINE): the
+#: load benchmarks' ratios to their C++ reference, and the run-time figures users feel.
+COMPARED = ('urdf_load', 'hrdf_load', 'skel_load', 'sdformat_load', 'tf_callback',
+            'motion_stream', 'problem_server', 'first_tf', 'cli_check')
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='python -m benchmarks', description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -122,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
                         help='duration of the sustained-rate run')
     parser.add_argument('--targets', action='store_true',
                         help='print the targets as a Markdown table and exit')
+    parser.add_argument('--no-baseline', action='store_true',
+                        help='measure the working tree only, not the landed main of '
+                        'benchmarks/BASELINE beside it')
     parser.add_argument('--in-this-process', metavar='NAME', choices=sorted(BENCHMARKS),
                         help='run one benchmark in this process, without the summary (how the '
                         'runner starts each one); exit status 1 when its target is missed')
@@ -132,27 +161,57 @@ def main(argv: list[str] | None = None) -> int:
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # DDS never leaves this machine
     os.environ.setdefault('ROS_DOMAIN_ID', str(150 + os.getpid() % 50))
     if args.in_this_process:
+        location = checkout.check_import()
+        if os.environ.get(checkout.SOURCE_VARIABLE):
+            print(f'  robot_formats of the {checkout.measured_label()}, from {location}')
         return 0 if BENCHMARKS[args.in_this_process](seconds=args.seconds) else 1
-    verdicts: dict[str, bool] = {}
-    for name in args.only or BENCHMARKS:
-        print(f'\n== {name}', flush=True)
-        verdicts[name] = _run_alone(name, args.seconds)
-    failed = [name for name, met in verdicts.items() if not met]
-    print('\n' + targets_table(verdicts))
-    print(f'\nbenchmarks missing their target: {", ".join(failed)}' if failed
-          else '\nall benchmark targets met')
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the worktree is removed on the way
+    names = args.only or list(BENCHMARKS)
+    compared = [] if args.no_baseline else [name for name in names if name in COMPARED]
+    with tempfile.TemporaryDirectory(prefix='robot_formats-figures-') as folder, \
+            (checkout.baseline_checkout() if compared else contextlib.nullcontext()) as baseline:
+        ours, theirs = Path(folder) / 'tree.jsonl', Path(folder) / 'baseline.jsonl'
+        if baseline is not None:
+            changes = baseline.interface_changes()
+            print(f'{baseline.label} checked out at {baseline.tree}; its nodes use the '
+                  'interfaces of this workspace' + (f', which differ in {", ".join(changes)}: '
+                                                    'its run-time figures may not be comparable'
+                                                    if changes else ' (the same definitions)'))
+        verdicts: dict[str, bool] = {}
+        for name in names:
+            print(f'\n== {name}', flush=True)
+            verdicts[name] = _run_alone(name, args.seconds, ours)
+            if baseline is not None and name in compared:
+                print(f'\n== {name}, {baseline.label} (same benchmark code)', flush=True)
+                _run_alone(name, args.seconds, theirs, baseline)
+        failed = [name for name, met in verdicts.items() if not met]
+        print('\n' + targets_table(verdicts))
+        if baseline is not None:
+            rows, flagged = report.comparison(report.read_figures(theirs),
+                                              report.read_figures(ours), baseline.label)
+            print(f'\nthis working tree vs the {baseline.label} (benchmarks/BASELINE), measured '
+                  'in this run; flagged: a format more than 1.5x slower against its C++ '
+                  'reference, a run-time figure more than 20 % worse')
+            print('\n'.join(rows))
+            failed += [f'{name} (vs landed main)' for name in flagged]
+    print(f'\nbenchmarks missing their target or flagged: {", ".join(failed)}' if failed
+          else '\nall benchmark targets met, nothing flagged against the landed main')
     return 1 if failed else 0
 
 
-def _run_alone(name: str, seconds: float) -> bool:
+def _run_alone(name: str, seconds: float, figures: Path,
+               baseline: checkout.Checkout | None = None) -> bool:
     """Run benchmark ``name`` in a Python process of its own (its output passed through), so
     that what it measures never depends on the benchmarks that ran before it: the objects a
-    garbage collection walks, the modules and threads other references left behind. True
-    when its target is met (exit status 0)."""
+    garbage collection walks, the modules and threads other references left behind. Its
+    figures are appended to ``figures``; with ``baseline``, it measures that checkout's
+    robot_formats. True when its target is met (exit status 0)."""
     command = [sys.executable, '-m', 'benchmarks', '--in-this-process', name,
                '--seconds', str(seconds)]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return subprocess.run(command, cwd=root, check=False).returncode == 0
+    environment = baseline.environment() if baseline is not None else dict(os.environ)
+    environment[report.FIGURES_VARIABLE] = str(figures)
+    folder = baseline.harness if baseline is not None else checkout.HARNESS
+    return subprocess.run(command, cwd=folder, env=environment, check=False).returncode == 0
 
 
 if __name__ == '__main__':

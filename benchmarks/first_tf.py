@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import checkout, report
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 5
 RUNS_CHECK = 10
@@ -40,7 +42,8 @@ def _frames(launch_file: str, path: Path) -> tuple[str, list[str]]:
     if launch_file == 'problem.launch.py':
         import json
         out = subprocess.run([sys.executable, '-m', 'robot_formats.cli', 'frames', str(path),
-                              '--json'], capture_output=True, text=True, check=True, cwd=ROOT)
+                              '--json'], capture_output=True, text=True, check=True,
+                             cwd=checkout.child_cwd())
         report = json.loads(out.stdout)
         robots = set(report['robots'])
         aliases = {r['base_frame'] for r in report['robots'].values()}
@@ -69,8 +72,8 @@ def _first_tf_seconds(launch_file: str, argument: str, path: Path, node) -> floa
     buffer = Buffer()
     listener = TransformListener(buffer, node)
     start = time.perf_counter()
-    process = subprocess.Popen([shutil.which('ros2'), 'launch', 'robot_formats', launch_file,
-                                'rviz:=false', f'{argument}:={path}'],
+    process = subprocess.Popen([shutil.which('ros2'), 'launch', *checkout.launch_file(launch_file),
+                                'rviz:=false', f'{argument}:={path}'], cwd=checkout.child_cwd(),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                start_new_session=True)
     try:
@@ -114,6 +117,7 @@ def run_first_tf(seconds: float = 0.0) -> bool:
                        for _ in range(RUNS)]
             median = statistics.median(samples)
             ok &= median <= TARGET_FIRST_TF
+            report.record(f'first_tf {launch_file} median', median, 's', report.RUN_TIME)
             print(f'  {launch_file:20s} {path.name:24s} median {median:6.3f} s  '
                   f'(min {min(samples):.3f}, max {max(samples):.3f})  '
                   f'{"met" if median <= TARGET_FIRST_TF else "MISSED"}')
@@ -127,7 +131,8 @@ def _median_wall(command: list[str], env: dict[str, str]) -> float:
     samples = []
     for _ in range(RUNS_CHECK):
         start = time.perf_counter()
-        subprocess.run(command, capture_output=True, check=True, cwd=ROOT, env=env)
+        subprocess.run(command, capture_output=True, check=True, cwd=checkout.child_cwd(),
+                       env=env)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -143,11 +148,13 @@ def run_check(seconds: float = 0.0) -> bool:
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, 'PYTHONPYCACHEPREFIX': cache}
         env.pop('PYTHONDONTWRITEBYTECODE', None)
-        subprocess.run(command, capture_output=True, check=True, cwd=ROOT, env=env)  # warm up
+        subprocess.run(command, capture_output=True, check=True, cwd=checkout.child_cwd(),
+                       env=env)  # warm up
         median = _median_wall(command, env)
         bare = _median_wall([sys.executable, '-c', 'pass'], env)
     uncompiled = _median_wall(command, {**os.environ, 'PYTHONDONTWRITEBYTECODE': '1'})
     met = median <= TARGET_CHECK
+    report.record('cli_check median', median * 1e3, 'ms', report.RUN_TIME)
     print(f'  robot-formats check {path.name}: median {median * 1e3:.0f} ms of {RUNS_CHECK}, '
           f'wall, bytecode compiled (a bare python start: {bare * 1e3:.0f} ms; without '
           f'bytecode: {uncompiled * 1e3:.0f} ms) [target <= {TARGET_CHECK * 1e3:.0f} ms] '

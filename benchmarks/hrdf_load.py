@@ -161,6 +161,8 @@ def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
               f'{report.ratio_columns(theirs, times)}')
     ratios, parse_ratios, floor_ratios, read_ratios = columns
     median, worst = statistics.median(ratios), max(ratios)
+    report.record('HRDF: load() / hebi import_from_hrdf, median of the kits', median, 'x',
+                  report.REFERENCE_RATIO)
     print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; parse only: '
           f'{report.spread(parse_ratios)}; floor: {report.spread(floor_ratios)}, '
           f'of which read: {report.spread(read_ratios)} (N = {n})')

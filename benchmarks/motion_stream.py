@@ -40,6 +40,8 @@ from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from . import checkout, report
+
 ROOT = Path(__file__).resolve().parents[1]
 ARM = ROOT / 'examples' / 'urdf' / 'arm_with_gripper.urdf'
 RATES = (250.0, 1000.0)
@@ -125,7 +127,8 @@ def _start_player(motions: Path, log: Path, *parameters: str) -> subprocess.Pope
             '-p', f'motion_files:=[{str(motions)!r}]', '-p', f'frame_period:={PERIOD}']
     for parameter in parameters:
         args += ['-p', parameter]
-    return subprocess.Popen(args, cwd=ROOT, env=dict(os.environ), stdout=log.open('wb'),
+    return subprocess.Popen(args, cwd=checkout.child_cwd(), env=dict(os.environ),
+                            stdout=log.open('wb'),
                             stderr=subprocess.STDOUT)
 
 
@@ -176,6 +179,8 @@ def _stream(side: _Side, motions: Path, directory: str, rate: float, seconds: fl
         print(f'  {rate:6g} Hz: realtime_priority {priority} was refused by the system')
         met = False
     scheduling = f'SCHED_FIFO {priority}' if priority else 'normal scheduling'
+    report.record(f'motion_stream p99 at {rate:g} Hz, {scheduling}', p99, 'ms',
+                  report.RUN_TIME)
     print(f'  {rate:6g} Hz, {scheduling}, {len(receipts)} commands: publish − schedule p50 '
           f'{p50:.3f} ms, '
           f'p99 {p99:.3f} ms, max {worst:.3f} ms [target p99 ≤ {TARGET_P99_MS:g} ms: '

@@ -44,6 +44,9 @@ import time
 from collections import deque
 from pathlib import Path
 
+from . import checkout
+from .report import RUN_TIME, record
+
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEM = ROOT / 'examples' / 'tmp' / 'kitchen.xml'
 NODE = '/problem_server'
@@ -92,8 +95,8 @@ def _start_server(publish_frequency: float = 10.0) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, '-m', 'robot_formats.nodes.problem_server',
                              '--ros-args', '-p', f'problem_file:={PROBLEM}',
                              '-p', f'publish_frequency:={publish_frequency}'],
-                            env=dict(os.environ), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            env=dict(os.environ), cwd=checkout.child_cwd(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
 def _stop(process: subprocess.Popen) -> str:
@@ -224,7 +227,8 @@ def round_trips(streaming: bool, carried: bool = False
 
 def _start_streamer() -> subprocess.Popen:
     return subprocess.Popen([sys.executable, '-m', 'benchmarks.problem_server', '--stream'],
-                            cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, text=True)
+                            cwd=checkout.child_cwd(), env=dict(os.environ),
+                            stdout=subprocess.PIPE, text=True)
 
 
 def _stop_streamer(streamer: subprocess.Popen) -> str:
@@ -312,6 +316,9 @@ def _report(in_node: dict, packed: list[float], messages: list[float], trivial: 
                      False))
     for label, times, checked in rows:
         ratio = _percentile(times, 0.99) / trivial_p99
+        if checked:
+            record(f'problem_server get_grasps {label} p99', _percentile(times, 0.99) * 1e3,
+                   'ms', RUN_TIME)
         verdict = (f'(target <= {TARGET_RATIO:g}x)' if checked else '(information)')
         print(f'    get_grasps {label} ({len(times)} calls): {_stats(times)} = {ratio:.2f}x '
               f'the trivial p99 {verdict}')
@@ -403,7 +410,7 @@ def run_load(seconds: float = LOAD_SECONDS) -> bool:
     try:
         workers = [subprocess.Popen([sys.executable, '-m', 'benchmarks.problem_server',
                                      '--client', str(TOTAL_RATE / CLIENTS), str(seconds),
-                                     str(index)], cwd=ROOT, env=dict(os.environ),
+                                     str(index)], cwd=checkout.child_cwd(), env=dict(os.environ),
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
                    for index in range(CLIENTS)]
         for worker in workers:
@@ -436,6 +443,8 @@ def run_load(seconds: float = LOAD_SECONDS) -> bool:
     failed = sum(r['failed'] for r in reports)
     latencies = [v for r in reports for v in r['latencies']]
     rate = sent / seconds
+    record(f'problem_server latency p99 at {TOTAL_RATE:g} requests/s',
+           _percentile(latencies, 0.99) * 1e3, 'ms', RUN_TIME)
     print(f'  {CLIENTS} client processes x {TOTAL_RATE / CLIENTS:g} requests/s for {seconds:g} s '
           f'(mix: {", ".join(s for s, _, _, _ in MIX)}):')
     print(f'    sent {sent} ({rate:.1f}/s), answered {answered}, failures {failed}; latency '

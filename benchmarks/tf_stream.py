@@ -18,6 +18,7 @@ from typing import Callable
 
 import rclpy
 
+from . import checkout, report
 from .tf_counter import STREAM_SEC
 
 TARGET_SECONDS = 0.2e-3
@@ -91,6 +92,7 @@ def run_callback(seconds: float = 0.0) -> bool:
         node.destroy_node()
     samples.sort()
     median, p99 = statistics.median(samples), samples[int(len(samples) * 0.99)]
+    report.record('tf_callback median (100 joints)', median * 1e3, 'ms', report.RUN_TIME)
     print(f'  {len(names)}-joint robot, {len(samples)} messages: median {median * 1e3:.3f} ms, '
           f'p99 {p99 * 1e3:.3f} ms per message (target <= {TARGET_SECONDS * 1e3:.1f} ms); '
           f'{1.0 / median:,.0f} messages/s on one core')
@@ -113,10 +115,11 @@ def run_sustained(seconds: float = 5.0) -> bool:
                                  '--ros-args', '-p', f'description_file:={path}',
                                  '-p', 'publish_frequency:=0.0',
                                 '-p', 'joint_states_qos:=reliable'], env=env,
+                                cwd=checkout.child_cwd(),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         counter = subprocess.Popen([sys.executable, '-m', 'benchmarks.tf_counter',
-                                    str(seconds + 30.0)], env=env, stdout=subprocess.PIPE,
-                                   text=True)
+                                    str(seconds + 30.0)], env=env, cwd=checkout.child_cwd(),
+                                   stdout=subprocess.PIPE, text=True)
         try:
             with rclpy.init(domain_id=_domain()):
                 source = rclpy.create_node('bench_joint_states')

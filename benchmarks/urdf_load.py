@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import floor
+from . import floor, report
 
 ATLAS = (Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'sdformat' /
          'gazebosim_sdformat' / 'test' / 'performance' / 'parser_urdf_atlas.urdf')
@@ -112,6 +112,7 @@ def run(seconds: float = 0.0) -> bool:
     print(f'  floor (the two floor lines: the least a reader of this design does, '
           f'benchmarks/floor.py) / urdfdom parseURDF = {lowest / theirs:.2f}x')
     met = ratio <= TARGET
+    report.record('URDF: load() / urdfdom parseURDF, Atlas', ratio, 'x', report.REFERENCE_RATIO)
     print(f'  load() / urdfdom parseURDF = {ratio:.2f}x [target <= {TARGET:g}x] '
           f'{"met" if met else "MISSED"}')
     return met
