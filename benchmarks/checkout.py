@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Iterator
 
 __all__ = ['HARNESS', 'Checkout', 'baseline_checkout', 'baseline_commit', 'child_cwd',
-           'launch_file', 'measured_source', 'measured_label']
+           'close_worker', 'launch_file', 'measured_source', 'measured_label']
 
 #: The working tree the benchmark code comes from.
 HARNESS = Path(__file__).resolve().parents[1]
@@ -72,6 +72,18 @@ def child_cwd() -> Path:
     """Where the processes a benchmark starts begin: a folder whose ``robot_formats`` (if any)
     is the measured one, since ``python -m`` puts the current folder first on sys.path."""
     return Path(os.environ.get(CWD_VARIABLE) or HARNESS)
+
+
+def close_worker(process: subprocess.Popen) -> None:
+    """End a worker process a benchmark feeds requests on stdin (a reference's timer, a
+    loader): its stdin closed, so it ends by itself; killed when it has not after 60 s."""
+    if process.stdin is not None:
+        process.stdin.close()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def launch_file(name: str) -> list[str]:

@@ -32,7 +32,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from . import floor, report
+from . import checkout, floor, report
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'hrdf'
 ROUNDS = 5
@@ -85,13 +85,7 @@ class HebiTimer:
         return json.loads(answer)
 
     def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        checkout.close_worker(self.process)
 
 
 def _samples(function, count: int) -> list[float]:

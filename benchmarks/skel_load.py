@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import floor, report
+from . import checkout, floor, report
 
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'skel'
 REPEATS = 15              #: samples per side and file (N of the median)
@@ -95,12 +95,7 @@ class DartTimer:
         return json.loads(self._ask(count, path))
 
     def close(self) -> None:
-        self.process.stdin.close()  # type: ignore[union-attr]
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        checkout.close_worker(self.process)
 
 
 def _seconds(function: Callable[[], object], count: int) -> float:

@@ -182,13 +182,7 @@ class Worker:
         return answer['links'], answer['joints']
 
     def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        checkout.close_worker(self.process)
 
 
 def _measure(workers: list[Worker]) -> tuple[dict, dict]:
