@@ -53,9 +53,12 @@ fuzz: setup-test build ## setup-test + build + fuzz every format with 10,000 hos
 demo: build ## build + run the demo (tools/demo.sh)
 	@$(ENV); bash tools/demo.sh
 
-bench: setup-test build ## setup-test + build + run the benchmarks (python -m benchmarks)
+# tools/install_bench_deps.sh adds the benchmarks' own references (the Python URDF loaders of
+# tools/requirements-bench-nodeps.txt, libsdformat 12). The run measures the landed main of
+# benchmarks/BASELINE beside the working tree (BENCH_ARGS=--no-baseline: the working tree alone).
+bench: setup-test build ## setup-test + build + run the benchmarks (python -m benchmarks), landed main beside
 	@bash tools/install_bench_deps.sh
-	@$(ENV); python -m benchmarks
+	@$(ENV); python -m benchmarks $(BENCH_ARGS)
 
 docs: setup ## setup + regenerate the pictures in docs/images/ from the bundled examples (tools/make_docs.py)
 	@$(ENV); python tools/make_docs.py
