@@ -66,6 +66,9 @@ TOPIC_SOURCE = '<robot_description>'
 #: Servo mode: how late (s) an update may come and still catch up with the updates it missed
 #: (:meth:`SimController._advance`).
 CATCH_UP_LIMIT = 1.0
+#: How long (s) destroying the node waits for a robot being built (the process' exit waits
+#: for the rest): a build is bounded by the description limits of runtime.mujoco_sim.
+BUILD_STOP_WAIT = 3.0
 
 
 def _seconds(duration) -> float:
@@ -164,6 +167,13 @@ class SimController(Node):
         self.allow_partial_joints_goal = self._flag('allow_partial_joints_goal')
         self.allow_nonzero_velocity_at_trajectory_end = self._flag(
             'allow_nonzero_velocity_at_trajectory_end')
+
+    def destroy_node(self) -> None:
+        """Build no more robots, and let a build under way end before the node goes (the
+        process' exit waits for it too: see :class:`ModelBuilder`)."""
+        if not self._builder.close(BUILD_STOP_WAIT):
+            self.get_logger().warning('a robot is still being built; the exit waits for it')
+        super().destroy_node()
 
     # --- parameters -------------------------------------------------------------------------
     def _declare_parameters(self) -> None:

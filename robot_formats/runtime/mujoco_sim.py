@@ -358,29 +358,40 @@ class ModelBuilder(Generic[Built]):
     GIL while it compiles, so a node's executor goes on publishing and answering, and stops when
     asked. Only the latest text waiting is built (a newer one replaces one not yet started);
     the owner collects each outcome, a robot or the exception that refused it, with
-    :meth:`take`."""
+    :meth:`take`, and ends the builder with :meth:`close` before it goes away.
+
+    The worker is not a daemon thread: the interpreter's exit waits for a build under way.
+    A daemon thread inside MuJoCo (or the Python code around it) while the interpreter
+    finalises its modules crashed the process (a segmentation fault after SIGINT). A build is
+    bounded (:func:`description_size_problem`, :data:`MAX_SIMULATED_JOINTS`), so the wait is
+    too."""
 
     def __init__(self, build: Callable[[str], Built]) -> None:
         self._build = build
         self._lock = threading.Lock()
         self._waiting: str | None = None
         self._outcomes: list[Built | Exception] = []
-        self._running = False
+        self._worker: threading.Thread | None = None
+        self._closed = False
 
     def submit(self, text: str) -> None:
+        """Build ``text`` after the build under way (replacing a text still waiting); ignored
+        once closed."""
         with self._lock:
-            self._waiting = text
-            if self._running:
+            if self._closed:
                 return
-            self._running = True
-        threading.Thread(target=self._run, name='robot_builder', daemon=True).start()
+            self._waiting = text
+            if self._worker is not None:
+                return
+            self._worker = threading.Thread(target=self._run, name='robot_builder')
+            self._worker.start()
 
     def _run(self) -> None:
         while True:
             with self._lock:
                 text, self._waiting = self._waiting, None
-                if text is None:
-                    self._running = False
+                if text is None or self._closed:
+                    self._worker = None
                     return
             outcome: Built | Exception
             try:
@@ -389,6 +400,19 @@ class ModelBuilder(Generic[Built]):
                 outcome = err
             with self._lock:
                 self._outcomes.append(outcome)
+
+    def close(self, timeout: float) -> bool:
+        """Build nothing more (a text waiting is dropped) and wait up to ``timeout`` seconds
+        for the build under way: True when none is left (the process' exit waits for one
+        that is, see above)."""
+        with self._lock:
+            self._closed = True
+            self._waiting = None
+            worker = self._worker
+        if worker is None:
+            return True
+        worker.join(timeout)
+        return not worker.is_alive()
 
     def take(self) -> list[Built | Exception]:
         """The outcomes since the last call, oldest first."""

@@ -113,3 +113,30 @@ def test_robots_are_built_on_another_thread_latest_first():
         release.wait(0.01)
     assert outcomes[0] == 'first' and isinstance(outcomes[1], FormatError)
     assert built == ['first'] and builder.take() == []
+
+
+def test_a_closed_builder_drops_what_waits_and_its_build_outlives_no_exit():
+    """close() waits (bounded) for the build under way and drops the text waiting; the worker
+    is no daemon, so the interpreter's exit waits for a build instead of finalising under it
+    (sim_controller crashed with a segmentation fault on SIGINT while MuJoCo compiled)."""
+    started, release = threading.Event(), threading.Event()
+    built: list[str] = []
+
+    def build(text: str) -> str:
+        started.set()
+        release.wait(10)
+        built.append(text)
+        return text
+
+    builder = ModelBuilder(build)
+    builder.submit('first')
+    assert started.wait(10)
+    workers = [t for t in threading.enumerate() if t.name == 'robot_builder']
+    assert len(workers) == 1 and not workers[0].daemon
+    builder.submit('waiting')  # dropped by close()
+    assert builder.close(timeout=0.0) is False  # 'first' is still being built
+    release.set()
+    assert builder.close(timeout=10.0) is True
+    builder.submit('after close')
+    assert not workers[0].is_alive() and built == ['first']
+    assert builder.take() == ['first']
