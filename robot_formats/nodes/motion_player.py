@@ -57,7 +57,6 @@ schedule (p50/p99/max). The node never parses XML itself and no bad request ends
 
 from __future__ import annotations
 
-import functools
 import sys
 import threading
 import time
@@ -98,8 +97,8 @@ from robot_formats.runtime.stream_timing import (StreamSamples, TickTiming, timi
                                                  wait_until)
 
 __all__ = ['MotionPlayer', 'main', 'OUTPUT_MODES', 'duration_msg', 'PLAY_SERVICE_QOS',
-           'FEEDBACK_ACK_TIMEOUT', 'CONTROLLER_CHECK_PERIOD', 'MAX_PLAY_TIME',
-           'MAX_PLAY_POINTS']
+           'FEEDBACK_ACK_TIMEOUT', 'CONTROLLER_CHECK_PERIOD', 'GOAL_RESEND_PERIOD',
+           'MAX_PLAY_TIME', 'MAX_PLAY_POINTS']
 
 OUTPUT_MODES = ('trajectory', 'action', 'stream', 'joint_states')
 #: Python's GIL hand-over interval while streaming (the default 5 ms would let another thread
@@ -116,6 +115,9 @@ FEEDBACK_ACK_TIMEOUT = 2.0
 #: Action mode: how often (s) the player looks whether the controller's action server is still
 #: on the ROS graph while it waits for the controller's result.
 CONTROLLER_CHECK_PERIOD = 0.1
+#: Action mode: a goal request the controller has not answered within this time (s) is sent
+#: again, until ``controller_timeout`` (:meth:`MotionPlayer._send_goal`).
+GOAL_RESEND_PERIOD = 0.5
 
 
 def duration_msg(seconds: float) -> Duration:
@@ -460,9 +462,7 @@ class MotionPlayer(Node):
                         f'{self._output_name()} within {self.controller_timeout:g} s')
         goal = FollowJointTrajectory.Goal(
             trajectory=self._trajectory_msg(playback.model.joints, play.points))
-        relay = functools.partial(self._relay_feedback, play.feedback)
-        handle = _wait(client.send_goal_async(goal, feedback_callback=relay),
-                       self.controller_timeout)
+        handle = self._send_goal(client, goal, play.feedback)
         if handle is None:
             raise _Stop('CONTROLLER_ERROR', f'the controller at {self._output_name()} did not '
                         f'answer the goal within {self.controller_timeout:g} s')
@@ -481,6 +481,54 @@ class MotionPlayer(Node):
                         f'{_STATUS_NAMES.get(wrapped.status, wrapped.status)}, error_code '
                         f'{controller.error_code}: {controller.error_string or "no message"})')
         return f'{self._output_name()} executed {len(play.points)} points'
+
+    def _send_goal(self, client: ActionClient, goal, channel: _FeedbackChannel):
+        """The controller's goal handle for ``goal`` (its feedback relayed to ``channel``), or
+        None when it has not answered within ``controller_timeout``.
+
+        A request reaches only the action servers this node has matched. A controller
+        restarted after it died (SIGKILL, a crash) stays on the ROS graph until its DDS lease
+        ends (Fast DDS: 20 s), so the server looks ready at once, while the new controller may
+        not be matched yet: a request sent then goes to the dead one only and is never
+        answered. So a request not answered within :data:`GOAL_RESEND_PERIOD` is sent again,
+        until ``controller_timeout``: the copy that reaches the new controller is answered.
+        Each copy has a goal id of its own (rclcpp_action's server ends its process when it
+        accepts a goal id it already has). A server takes and answers the copies that reach it
+        in the order they were sent, and each goal it accepts replaces the one before (as
+        joint_trajectory_controller and sim_controller do): the play follows the last copy
+        accepted, the answers of later copies awaited for up to one more period, and cancels
+        the other copies accepted; once it is chosen, only its feedback is relayed."""
+        deadline = time.monotonic() + self.controller_timeout
+        answered = threading.Event()
+        followed: list[bytes] = []
+        sent = []
+
+        def relay(feedback_msg) -> None:
+            if not followed or bytes(feedback_msg.goal_id.uuid) == followed[0]:
+                self._relay_feedback(channel, feedback_msg)
+        while not answered.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            future = client.send_goal_async(goal, feedback_callback=relay)
+            future.add_done_callback(lambda _: answered.set())
+            sent.append(future)
+            answered.wait(min(GOAL_RESEND_PERIOD, remaining))
+        first = next(index for index, future in enumerate(sent) if future.done())
+        for later in sent[first + 1:]:  # the same server's answers to them come next
+            _wait(later, GOAL_RESEND_PERIOD)
+        answers = [handle for future in sent
+                   if future.done() and (handle := future.result()) is not None]
+        accepted = [handle for handle in answers if handle.accepted]
+        if len(sent) > 1:
+            self.get_logger().info(f'the controller at {self._output_name()} answered '
+                                   f'{len(answers)} of {len(sent)} copies of the goal request')
+        if not accepted:
+            return answers[0]
+        for replaced in accepted[:-1]:
+            replaced.cancel_goal_async()
+        followed.append(bytes(accepted[-1].goal_id.uuid))
+        return accepted[-1]
 
     def _await_controller(self, play: _Play, handle):
         """The controller's result; a cancel is passed on (the controller holds). A controller

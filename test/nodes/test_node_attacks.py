@@ -6,7 +6,8 @@ must stay alive, answer every request (a normal one succeeds afterwards), and ex
   1e-300``, more trajectory points than one trajectory holds) are aborted with INVALID_GOAL and
   the reason, with bounded memory; a burst of 100 goals gets an answer for every goal; a
   controller killed (SIGKILL) mid-motion ends the play with CONTROLLER_ERROR, and the next goal
-  plays on a new controller.
+  plays on a new controller; after a controller restart (SIGINT or SIGKILL between two plays)
+  the first goal sent plays on the new controller.
 * sim_controller: a goal or command to 1e308 is refused; a 10,000-joint URDF on
   robot_description is refused while joint_states go on and the old robot keeps working; a
   simulation that MuJoCo finds unstable aborts the goal with the reason; SIGINT while a model
@@ -259,6 +260,47 @@ def test_a_controller_killed_mid_motion_ends_the_play_and_the_next_goal_plays(la
             assert outcome.result.error_code == Result.CONTROLLER_ERROR, outcome.result.message
         return outcome.status == GoalStatus.STATUS_SUCCEEDED
     side.spin_until(played, 3 * TIMEOUT, 'a play on the new controller', player)
+    assert_stops_on_sigint(player)
+
+
+@pytest.mark.parametrize('stop', ['sigint', 'sigkill'])
+def test_the_first_goal_after_a_controller_restart_plays(launcher, motion_file, stop):
+    """The controller (sim_controller, as any FollowJointTrajectory server) is stopped between
+    two plays (SIGINT: it leaves the graph; SIGKILL: it stays on the graph until its lease
+    ends, and a goal sent only there is never answered) and started again: the one goal sent
+    once the new controller is ready plays on it."""
+    domain = launcher.allocate_domain()
+    side = launcher.side(domain, f'restart_{stop}')
+    client = play_client(side.node)
+    sim_args = ros2_run('sim_controller', f'description_file:={ARM}', 'mode:=kinematic',
+                        'allow_partial_joints_goal:=true')
+    sim = start(launcher, domain, 'first_sim', sim_args)
+    player = start(launcher, domain, 'restart_player', ros2_run(
+        'motion_player', f'motion_files:=[{str(motion_file)!r}]', f'frame_period:={PERIOD}',
+        'output_mode:=action'))
+    model = side.node.create_publisher(String, 'robot_description', DESCRIPTION_QOS)
+    model.publish(String(data=ARM.read_text()))
+    sim.wait_for_log('ready')
+    player.wait_for_log('robot model: ')
+    assert client.wait_for_server(timeout_sec=TIMEOUT), player.describe()
+
+    def play():
+        future = client.send_goal_async(PlayMotion.Goal(motion_name='wave'))
+        side.spin_until(future.done, what='the goal response', process=player)
+        assert future.result().accepted
+        return wait_result(side, future.result(), player, CONTROLLER_TIMEOUT + TIMEOUT)
+
+    first = play()
+    assert first.status == GoalStatus.STATUS_SUCCEEDED, first.result.message
+    if stop == 'sigint':
+        assert_stops_on_sigint(sim)
+    else:
+        os.killpg(sim.proc.pid, signal.SIGKILL)
+        sim.proc.wait(timeout=TIMEOUT)
+    start(launcher, domain, 'restarted_sim', sim_args).wait_for_log('ready')
+    outcome = play()
+    assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.message
+    assert outcome.result.controller_error_code == FollowJointTrajectory.Result.SUCCESSFUL
     assert_stops_on_sigint(player)
 
 
