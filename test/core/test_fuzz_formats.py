@@ -26,8 +26,10 @@ open; the URDF written for a sample of accepted cases must pass check_urdf. The 
 (TMP configuration mappings, XMDI servo maps) are fuzzed through their readers.
 
 Budget: ``FUZZ_CASES`` cases per format (default 50: ``make test``), ``FUZZ_WORKERS`` worker
-processes (default 2); ``make fuzz`` runs 10,000 per format. The seed is fixed, so a failure
-reproduces; a failing case's files are kept in pytest's tmp dir, the others removed once run.
+processes (default 2); ``make fuzz`` runs 10,000 per format. ``FUZZ_FIRST`` (default 0) is the
+number of the first case, so a large budget can run in pieces (cases 0-2999, then 3000-9999
+are cases 0-9999). The seed is fixed, so a failure reproduces; a failing case's files are kept
+in pytest's tmp dir, the others removed once run.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ EXAMPLES = ROOT / 'examples'
 SEED = 20261123
 #: Cases per format (``make fuzz`` sets 10,000).
 CASES = int(os.environ.get('FUZZ_CASES', '50'))
+#: The number of the first case (``FUZZ_FIRST``): a budget run in pieces.
+FIRST = int(os.environ.get('FUZZ_FIRST', '0'))
 #: Worker processes running cases side by side.
 WORKERS = max(1, int(os.environ.get('FUZZ_WORKERS', '2')))
 #: Bound of one case, every command included (generous: the shared machine is slow; real files
@@ -338,12 +342,13 @@ def _mutant(fmt: str, seed: Path, number: int, rng: random.Random) -> tuple[list
     return files, mutation
 
 
-def fuzz_cases(fmt: str, seeds: list[Path], plant: Plant, scratch: Path, count: int):
-    """(case for the worker, its files to remove once run, a label) — ``count`` of them,
-    deterministic: mutants of the seeds and hostile documents (fuzz_hostile.py), about half
-    each, a tenth of the hostile ones mutated too."""
+def fuzz_cases(fmt: str, seeds: list[Path], plant: Plant, scratch: Path, count: int,
+               first: int = 0):
+    """(case for the worker, its files to remove once run, a label) — ``count`` of them from
+    case number ``first`` on, deterministic: mutants of the seeds and hostile documents
+    (fuzz_hostile.py), about half each, a tenth of the hostile ones mutated too."""
     generator = fuzz_hostile.GENERATORS.get(fmt)
-    for number in range(count):
+    for number in range(first, first + count):
         rng = random.Random(f'{SEED}-{fmt}-{number}')
         if generator is None or (seeds and rng.random() < 0.5):
             files, label = _mutant(fmt, seeds[number % len(seeds)], number, rng)
@@ -578,10 +583,10 @@ def test_fuzzed_inputs_never_crash_hang_or_disclose(fmt: str, copies: Path, plan
     unread = [(c['path'], a) for c, a in seen if a['outcome'] not in ('ok', 'refused')]
     assert not unread, f'seeds not read cleanly: {unread}'
     start = time.monotonic()
-    pool.run(fuzz_cases(fmt, seeds, plant, tmp_path / 'cases', count), on_answer)
+    pool.run(fuzz_cases(fmt, seeds, plant, tmp_path / 'cases', count, FIRST), on_answer)
     outcomes[fmt] = kept
-    print(f'fuzz {fmt}: {sum(tally.values())} cases {tally}, {len(checked)} written URDFs '
-          f'through check_urdf, {time.monotonic() - start:.0f} s')
+    print(f'fuzz {fmt}: {sum(tally.values())} cases (from case {FIRST}) {tally}, '
+          f'{len(checked)} written URDFs through check_urdf, {time.monotonic() - start:.0f} s')
     assert sum(tally.values()) == count
     assert not problems, (f'{len(problems)} of {count} cases failed:\n'
                           + '\n'.join(problems[:8]))
