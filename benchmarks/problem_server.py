@@ -317,8 +317,8 @@ def _report(in_node: dict, packed: list[float], messages: list[float], trivial: 
     for label, times, checked in rows:
         ratio = _percentile(times, 0.99) / trivial_p99
         if checked:
-            record(f'problem_server get_grasps {label} p99', _percentile(times, 0.99) * 1e3,
-                   'ms', RUN_TIME)
+            record(f'problem_server get_grasps {label.split(" (")[0]} p99',
+                   _percentile(times, 0.99) * 1e3, 'ms', RUN_TIME)
         verdict = (f'(target <= {TARGET_RATIO:g}x)' if checked else '(information)')
         print(f'    get_grasps {label} ({len(times)} calls): {_stats(times)} = {ratio:.2f}x '
               f'the trivial p99 {verdict}')
