@@ -141,10 +141,16 @@ def _git(*arguments: str) -> str:
 
 
 @contextmanager
-def baseline_checkout() -> Iterator[Checkout]:
-    """The commit of benchmarks/BASELINE in a temporary worktree, removed afterwards (also on
-    an error or an interrupt: the caller turns SIGTERM into an exception)."""
-    commit = _git('rev-parse', '--verify', baseline_commit() + '^{commit}')
+def baseline_checkout(revision: str | None = None) -> Iterator[Checkout]:
+    """The commit of benchmarks/BASELINE (or ``revision``) in a temporary worktree, removed
+    afterwards (also on an error or an interrupt: the caller turns SIGTERM into an exception)."""
+    revision = revision or baseline_commit()
+    try:
+        commit = _git('rev-parse', '--verify', revision + '^{commit}')
+    except subprocess.CalledProcessError:
+        raise RuntimeError(f'the baseline commit {revision} is not in this clone (a shallow '
+                           'clone?): fetch it, or run make bench BENCH_ARGS=--no-baseline') \
+            from None
     folder = Path(tempfile.mkdtemp(prefix='robot_formats-bench-'))
     tree, harness = folder / 'baseline', folder / 'harness'
     harness.mkdir()

@@ -23,10 +23,15 @@ def _worktrees() -> str:
                           capture_output=True, text=True).stdout
 
 
-def test_a_baseline_process_imports_the_landed_main_and_this_trees_harness():
-    commit = subprocess.run(['git', 'rev-parse', checkout.baseline_commit() + '^{commit}'],
+def test_benchmarks_baseline_names_one_commit():
+    assert len(checkout.baseline_commit()) >= 7
+
+
+def test_a_baseline_process_imports_the_baseline_and_this_trees_harness():
+    # HEAD stands for the landed main: every clone has it, a shallow one too
+    commit = subprocess.run(['git', 'rev-parse', 'HEAD^{commit}'],
                             cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
-    with checkout.baseline_checkout() as baseline:
+    with checkout.baseline_checkout('HEAD') as baseline:
         assert baseline.commit == commit
         assert str(baseline.tree) in _worktrees()
         head = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=baseline.tree, check=True,
@@ -50,7 +55,7 @@ def test_a_baseline_process_imports_the_landed_main_and_this_trees_harness():
 
 def test_the_worktree_is_removed_after_an_error():
     with pytest.raises(RuntimeError, match='benchmark failed'):
-        with checkout.baseline_checkout() as baseline:
+        with checkout.baseline_checkout('HEAD') as baseline:
             raise RuntimeError('benchmark failed')
     assert str(baseline.tree) not in _worktrees()
     assert not baseline.tree.parent.exists()
