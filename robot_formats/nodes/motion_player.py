@@ -515,8 +515,9 @@ class MotionPlayer(Node):
             sent.append(future)
             answered.wait(min(GOAL_RESEND_PERIOD, remaining))
         first = next(index for index, future in enumerate(sent) if future.done())
+        until = time.monotonic() + GOAL_RESEND_PERIOD
         for later in sent[first + 1:]:  # the same server's answers to them come next
-            _wait(later, GOAL_RESEND_PERIOD)
+            _wait(later, max(until - time.monotonic(), 0.0))
         answers = [handle for future in sent
                    if future.done() and (handle := future.result()) is not None]
         accepted = [handle for handle in answers if handle.accepted]
