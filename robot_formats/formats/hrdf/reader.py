@@ -48,7 +48,7 @@ def parse_hrdf_element(root: etree._Element, path: str | Path | None,
     file = str(path) if path is not None else None
     root_attrs, nodes = read_document(root, file, warnings, budget)
     if root_attrs.version.implicit_end_effector:
-        nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
+        nodes.append(implicit_end_effector(root_attrs))
     name = root.get('description') or (path.stem if path is not None else 'hrdf_robot')
-    model = build_model(root_attrs, nodes, name, file, warnings, root_link)
+    model = build_model(root_attrs, nodes, name, file, root_link)
     return Scene(name, (model,), source=file)

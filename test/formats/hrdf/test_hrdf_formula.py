@@ -17,7 +17,7 @@ from robot_formats.core.errors import InvalidValueError
 from robot_formats.formats.hrdf.formula import (FormulaError, evaluate, is_plain_number,
                                                 leading_number)
 from robot_formats.formats.hrdf.geometry import quat_matrix
-from robot_formats.formats.hrdf.values import Attrs
+from robot_formats.formats.hrdf.values import Attrs, HrdfContext
 from robot_formats.formats.hrdf.versions import Version
 
 # --- the spec's "floating point" type ---------------------------------------------------------
@@ -118,7 +118,7 @@ def _attrs(version: Version = Version(1, 6, 0),  # noqa: B008 - a frozen datacla
     for key, value in values.items():
         element.set(key, value)
     warnings: list = []
-    return Attrs(element, 'x.hrdf', version, warnings), warnings
+    return Attrs(element, 'x.hrdf', version, HrdfContext('x.hrdf', warnings)), warnings
 
 
 def test_version_1_0_0_reads_leading_numbers_with_a_warning() -> None:

@@ -18,7 +18,7 @@ from robot_formats.core import errors as E
 from robot_formats.formats import load
 from robot_formats.formats.hrdf.formula import evaluate, is_plain_number, leading_number
 from robot_formats.formats.hrdf.geometry import quat_matrix
-from robot_formats.formats.hrdf.values import Attrs
+from robot_formats.formats.hrdf.values import Attrs, HrdfContext
 from robot_formats.formats.hrdf.versions import INTRODUCED_IN, SUPPORTED, Version, parse_version
 
 
@@ -27,7 +27,7 @@ def _attrs(**values: str) -> tuple[Attrs, list]:
     for key, value in values.items():
         element.set(key, value)
     warnings: list = []
-    return Attrs(element, 'x.hrdf', Version(1, 6, 0), warnings), warnings
+    return Attrs(element, 'x.hrdf', Version(1, 6, 0), HrdfContext('x.hrdf', warnings)), warnings
 
 
 @pytest.mark.parametrize('text', ['1 2 3', '+1 -0 .5', '1. 1e3 -2.5E-2', '0x10 1 1',
