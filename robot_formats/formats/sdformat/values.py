@@ -14,8 +14,7 @@ from lxml import etree
 from robot_formats.core.errors import InvalidValueError, SchemaError
 from robot_formats.core.reading import ReadingContext
 from robot_formats.core.transforms import quat_to_rotation
-from robot_formats.core.xmlsafe import (floats, leading_numbers, local_name, numbers,
-                                        streamed_numbers)
+from robot_formats.core.xmlsafe import leading_numbers, local_name, numbers, streamed_numbers
 from robot_formats.formats.sdformat.dom import IDENTITY, PoseSpec
 
 if TYPE_CHECKING:
@@ -84,8 +83,8 @@ def _lenient(ctx: SdfContext, element: etree._Element, text: str, count: int | N
     values = (streamed_numbers(text, count) if streamed and count else
               leading_numbers(text))  # decimal: hexadecimal entries stay refused
     if values is None or (count is not None and len(values) != count):
-        # libsdformat refuses it too: the strict reader's error (floats raises it)
-        return floats(text, ctx.file, element.sourceline, what, count)
+        # libsdformat refuses it too: the strict reader's error
+        return ReadingContext.read_past(ctx, element, text, count, None)
     ctx.warn(f'{what} {text.strip()!r} has characters libsdformat reads past; read as '
              f'{" ".join(f"{v:g}" for v in values)}', element.sourceline, 'SDF_NUMBER')
     return values

@@ -14,7 +14,7 @@ from lxml import etree
 
 from robot_formats.core.errors import SchemaError
 from robot_formats.core.reading import ReadingContext
-from robot_formats.core.xmlsafe import floats, leading_numbers, local_name
+from robot_formats.core.xmlsafe import leading_numbers, local_name
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, from_xyz_euler
 
 __all__ = ['SkelContext', 'IDENTITY', 'child', 'children', 'index', 'tagged_children',
@@ -39,7 +39,8 @@ class SkelContext(ReadingContext):
         what = self.what(element, attribute)
         values = leading_numbers(text, hexadecimal=True)
         if values is None or (count is not None and len(values) != count):
-            return floats(text, self.file, element.sourceline, what, count)
+            # DART refuses it too: the strict reader's error
+            return super().read_past(element, text, count, attribute)
         self.warn(f'{what} {text.strip()!r} has characters after a number; read as '
                   f'{" ".join(f"{v:g}" for v in values)}, as DART reads it', element.sourceline,
                   'SKEL_NUMBER')
