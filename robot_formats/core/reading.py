@@ -8,7 +8,8 @@ budget; and the readers of the values every format has, which turn bad text into
 * :meth:`ReadingContext.warn`: an irregularity the document is read past (strict mode refuses
   the document for it), at a line;
 * :meth:`ReadingContext.vector` and :meth:`ReadingContext.number`: whitespace-separated finite
-  numbers of an element's text or of an attribute;
+  numbers of an element's text or of an attribute; ``bounded``, each within the magnitude a
+  model may hold (:func:`~robot_formats.core.limits.in_range`), refused at its line;
 * :meth:`ReadingContext.boolean`: ``true``/``false``/``1``/``0`` in any letter case, which is
   what urdfdom, libsdformat, DART and HEBI all accept.
 
@@ -22,15 +23,13 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, overload
+from typing import Literal, overload
 
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
+from robot_formats.core.limits import MAX_MAGNITUDE, LoadBudget, in_range
 from robot_formats.core.xmlsafe import floats, local_name, numbers
-
-if TYPE_CHECKING:
-    from robot_formats.core.limits import LoadBudget
 
 __all__ = ['ReadingContext']
 
@@ -44,7 +43,7 @@ class ReadingContext:
     """One document being read: its file, warnings sink, base folder and budget, and the
     readers of numbers, vectors and booleans with file and line in their errors."""
 
-    __slots__ = ('file', 'warnings', 'budget', '_base_dir')
+    __slots__ = ('file', 'warnings', 'budget', 'bounded', '_base_dir')
 
     #: The error code of a boolean that is not one (a format may name its reference's code).
     boolean_code = InvalidValueError.code
@@ -53,11 +52,15 @@ class ReadingContext:
     reads_infinity = False
 
     def __init__(self, file: str | None, warnings: list[Diagnostic],
-                 budget: LoadBudget | None = None) -> None:
+                 budget: LoadBudget | None = None, *, bounded: bool = False) -> None:
         self.file = file
         self.warnings = warnings
         #: What the load may still read or copy (None: read outside a load, no budget).
         self.budget = budget
+        #: Whether a number read is refused beyond ``±MAX_MAGNITUDE`` (VALUE_OUT_OF_RANGE, at
+        #: its line), by default: for a format whose numbers reach the model as read (a read
+        #: may say otherwise for a value the model does not keep).
+        self.bounded = bounded
         self._base_dir: Path | None = None
 
     @property
@@ -80,29 +83,35 @@ class ReadingContext:
     @overload
     def vector(self, element: etree._Element | None, count: Literal[3],
                default: tuple[float, float, float] | None = None, *,
-               attribute: str | None = None) -> tuple[float, float, float]: ...
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, float, float]: ...
 
     @overload
     def vector(self, element: etree._Element | None, count: Literal[2],
                default: tuple[float, float] | None = None, *,
-               attribute: str | None = None) -> tuple[float, float]: ...
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, float]: ...
 
     @overload
     def vector(self, element: etree._Element | None, count: Literal[4],
                default: tuple[float, float, float, float] | None = None, *,
-               attribute: str | None = None) -> tuple[float, float, float, float]: ...
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, float, float, float]: ...
 
     @overload
     def vector(self, element: etree._Element | None, count: int | None,
                default: tuple[float, ...] | None = None, *,
-               attribute: str | None = None) -> tuple[float, ...]: ...
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, ...]: ...
 
     def vector(self, element: etree._Element | None, count: int | None,
                default: tuple[float, ...] | None = None, *,
-               attribute: str | None = None) -> tuple[float, ...]:
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, ...]:
         """``count`` (any number: None) finite numbers of the element's text, or of its
         ``attribute``; ``default`` when the element or attribute is absent (without a default:
-        a SchemaError naming what is missing). Typed by the count."""
+        a SchemaError naming what is missing). Typed by the count. ``bounded``: refuse a value
+        beyond ``±MAX_MAGNITUDE`` here (default: the context's :attr:`bounded`)."""
         if element is None:
             if default is None:
                 raise TypeError('vector() of no element needs a default')
@@ -121,12 +130,16 @@ class ReadingContext:
             values: tuple[float, ...] | None = numbers(text)
         except ValueError:
             values = None
-        if values is not None and (count is None or len(values) == count):
-            return values
-        return self.read_past(element, text, count, attribute)
+        if values is None or (count is not None and len(values) != count):
+            values = self.read_past(element, text, count, attribute)
+        if (self.bounded if bounded is None else bounded) and values and (
+                max(values) > MAX_MAGNITUDE or min(values) < -MAX_MAGNITUDE):
+            in_range(values, self.what(element, attribute), self.file, element.sourceline)
+        return values
 
     def number(self, element: etree._Element | None, default: float | None = None, *,
-               attribute: str | None = None, infinite: bool = False) -> float:
+               attribute: str | None = None, infinite: bool = False,
+               bounded: bool | None = None) -> float:
         """One finite number (:meth:`vector` of one); ``infinite``: ``inf`` and ``-inf`` (any
         case, C's spellings) are read too, where the format gives them a meaning (no limit)."""
         if (infinite or self.reads_infinity) and element is not None:
@@ -136,7 +149,7 @@ class ReadingContext:
                 if value is not None:
                     return value
         return self.vector(element, 1, None if default is None else (default,),
-                           attribute=attribute)[0]
+                           attribute=attribute, bounded=bounded)[0]
 
     def read_past(self, element: etree._Element, text: str, count: int | None,
                   attribute: str | None) -> tuple[float, ...]:

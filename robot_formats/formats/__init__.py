@@ -214,7 +214,8 @@ def _read(path: Path, data: bytes | None, xacro_args: Mapping[str, str] | None,
     """The one way a document is loaded (:func:`load`, :func:`load_text` and
     :func:`read_document` are built on it): its bytes (``data``, or the file's, or xacro's
     output) charged to ``budget`` (None: a budget of its own), parsed, its format detected and
-    its reader run; a scene is validated into a tree, every number finite and in range.
+    its reader run; a scene is validated into a tree, every number finite and in range (by
+    its reader, or by :func:`check_ranges` after it).
     ``scenes_only``: a document of another kind (XMDI motions) is refused."""
     budget = LoadBudget() if budget is None else budget
     budget.enter(path)
@@ -234,7 +235,8 @@ def _read(path: Path, data: bytes | None, xacro_args: Mapping[str, str] | None,
         tree = None
         if spec.document == 'scene':
             tree = KinematicTree(document)  # structure checks: references, loops, roots, mimics
-            check_ranges(document, tree)  # every number finite and in range, every name a name
+            if not spec.checks_ranges:  # every number finite and in range, every name a name
+                check_ranges(document)
         return _Read(spec, document, tree, warnings, data)
     finally:
         budget.leave()

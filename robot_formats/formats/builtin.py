@@ -21,7 +21,8 @@ def _read_urdf(path: Path, root: etree._Element, warnings: list[Diagnostic],
     return parse_urdf_element(root, str(path), warnings)
 
 
-URDF = FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format')
+URDF = FormatSpec('urdf', ('.urdf',), ('robot',), _read_urdf, 'Unified Robot Description Format',
+                  checks_ranges=True)
 
 
 def _read_skel(path: Path, root: etree._Element, warnings: list[Diagnostic],

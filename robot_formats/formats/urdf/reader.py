@@ -30,9 +30,10 @@ from pathlib import Path
 
 from lxml import etree
 
-from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
+from robot_formats.core.errors import (Diagnostic, DuplicateNameError, FormatError,
+                                       InvalidValueError, SchemaError)
 from robot_formats.core.meshes import mesh_uri
-from robot_formats.core.ranges import in_range
+from robot_formats.core.ranges import check_name
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
@@ -113,6 +114,14 @@ def _written_name(element: etree._Element) -> str:
     return f'{element.prefix}:{name}' if element.prefix else name
 
 
+def _refuse_out_of_range(error: FormatError) -> None:
+    """Raise ``error`` again when it refuses a number beyond the range a model may hold: a
+    part urdfdom cannot read is left out, but such a number refuses the document wherever it
+    is (as it would once in the model)."""
+    if error.code == 'VALUE_OUT_OF_RANGE':
+        raise error
+
+
 class _Ignored(Exception):
     """A part of a link urdfdom cannot read and leaves out (the link stays)."""
 
@@ -127,7 +136,7 @@ class _UrdfParser:
     """Reads one URDF document, as urdfdom reads it, through its reading context."""
 
     def __init__(self, file: str | None, warnings: list[Diagnostic]) -> None:
-        self.ctx = ReadingContext(file, warnings)
+        self.ctx = ReadingContext(file, warnings, bounded=True)  # every number reaches the model
         self.materials: dict[str, Material] = {}
         self.version = (1, 0)
 
@@ -263,6 +272,7 @@ class _UrdfParser:
         name = element.get('name')
         if name is None:
             name = required_attr(element, 'name', self.ctx.file)
+        check_name(name, 'link', self.ctx.file, element.sourceline)
         inertial_el = None
         visual_els: list[etree._Element] = []
         collision_els: list[etree._Element] = []
@@ -290,6 +300,7 @@ class _UrdfParser:
             message, line, code = ignored.message, ignored.line, ignored.code
             how = how if ignored.as_urdfdom else ''
         except (SchemaError, InvalidValueError) as error:
+            _refuse_out_of_range(error)
             message, line, code = error.message, error.line, 'URDF_MALFORMED_ELEMENT'
         self.ctx.warn(f'<{local_name(element)}> of link {link!r} ignored{how}: {message}',
                       line or element.sourceline, code)
@@ -324,6 +335,7 @@ class _UrdfParser:
                                             for key in _INERTIA)
             return ixx, ixy, ixz, iyy, iyz, izz
         except (SchemaError, InvalidValueError) as error:
+            _refuse_out_of_range(error)
             link = inertial.getparent().get('name') if inertial.getparent() is not None else None
             self.ctx.warn(f'<inertial> of link {link!r}: {error.message}: the inertia is read as '
                           'zero and the mass kept, as urdfdom does',
@@ -418,6 +430,7 @@ class _UrdfParser:
             try:
                 rgba = self.ctx.vector(color, 4, attribute='rgba')
             except (SchemaError, InvalidValueError) as error:
+                _refuse_out_of_range(error)
                 self.ctx.warn(f'material {name!r}: {error.message}; the colour is ignored, as '
                               'urdfdom does', color.sourceline, 'URDF_MALFORMED_ELEMENT')
         texture_uri = None
@@ -448,6 +461,7 @@ class _UrdfParser:
         name = element.get('name')
         if name is None:
             name = required_attr(element, 'name', self.ctx.file)
+        check_name(name, 'joint', self.ctx.file, element.sourceline)
         type_name = element.get('type')
         if type_name is None:
             type_name = required_attr(element, 'type', self.ctx.file)
@@ -494,7 +508,7 @@ class _UrdfParser:
                               part.sourceline, 'URDF_MALFORMED_ELEMENT')
             for key in keys:
                 try:
-                    self.ctx.number(part, 0.0, attribute=key)
+                    self.ctx.number(part, 0.0, attribute=key, bounded=False)  # not kept
                 except InvalidValueError as error:
                     self.ctx.warn(f'joint {name!r}: {error.message} {refused}', part.sourceline,
                                   'URDF_MALFORMED_ELEMENT')
@@ -514,8 +528,6 @@ class _UrdfParser:
         if axis_el is None:
             return (1.0, 0.0, 0.0), kind
         axis = self.ctx.vector(axis_el, 3, (1.0, 0.0, 0.0), attribute='xyz')
-        # checked as written: a planar joint's normal is not kept
-        in_range(axis, '<axis xyz>', self.ctx.file, axis_el.sourceline)
         x, y, z = axis
         if kind in _AXIAL and math.sqrt(x * x + y * y + z * z) < 1e-12:
             if kind is JointType.PLANAR:
