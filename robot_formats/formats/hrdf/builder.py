@@ -36,13 +36,13 @@ from robot_formats.core.files import is_regular_file
 from robot_formats.core.model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType,
                                       Limits, Link, Inertia6, Material, Mesh, Mimic, Model, Pose,
                                       Sphere, Visual)
+from robot_formats.core.rotations import Q_IDENTITY, axis_quat, rotate, z_to
 from robot_formats.formats.hrdf.catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES,
                                                   LINKS, Actuator, Bracket, EndEffector, LinkType,
                                                   interface_name, link_inertia,
                                                   link_mass)
 from robot_formats.formats.hrdf.elements import Node, resolve_relative
-from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, compose,
-                                                 pose, rotate, z_to)
+from robot_formats.formats.hrdf.geometry import Quat, Vec, compose, pose
 from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
 from robot_formats.formats.hrdf.versions import Version
 

@@ -24,11 +24,11 @@ from lxml import etree
 from robot_formats.core.errors import Diagnostic, InvalidValueError
 from robot_formats.core.limits import LoadBudget
 from robot_formats.core.reading import ReadingContext
+from robot_formats.core.rotations import Q_IDENTITY, axis_quat, entries_to_quat, quat_multiply
 from robot_formats.core.xmlsafe import local_name
 from robot_formats.formats.hrdf.formula import (FormulaError, Quirk, evaluate,
                                                 is_plain_number, leading_number)
-from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, matrix_quat,
-                                                 quat_mul)
+from robot_formats.formats.hrdf.geometry import Quat, Vec
 from robot_formats.formats.hrdf.versions import Version
 
 __all__ = ['HrdfContext', 'Attrs', 'ROTATION_TOLERANCE']
@@ -191,7 +191,7 @@ class Attrs:
             import numpy as np
             u, _, vt = np.linalg.svd(np.array(m).reshape(3, 3))
             m = (u @ vt).ravel().tolist()
-        return matrix_quat(m)
+        return entries_to_quat(*m)
 
     def _rotation_product(self, name: str, text: str) -> Quat:
         result = Q_IDENTITY
@@ -231,7 +231,7 @@ class Attrs:
                 raise self.invalid(name, text, f'R{axis}(...): the angle {inner.strip()!r} is '
                                    f'{angle} (a rotation needs a finite angle)')
             term = axis_quat(axis, angle)
-            result = term if result is Q_IDENTITY else quat_mul(result, term)
+            result = term if result is Q_IDENTITY else quat_multiply(result, term)
             i = close + 1
             expect_term = False
 

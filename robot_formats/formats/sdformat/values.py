@@ -13,6 +13,7 @@ from lxml import etree
 
 from robot_formats.core.errors import InvalidValueError, SchemaError
 from robot_formats.core.reading import ReadingContext
+from robot_formats.core.rotations import rpy_rows
 from robot_formats.core.transforms import quat_to_rotation
 from robot_formats.core.xmlsafe import leading_numbers, local_name, numbers, streamed_numbers
 from robot_formats.formats.sdformat.dom import IDENTITY, PoseSpec
@@ -156,20 +157,9 @@ def _xyz_rpy_matrix(x: float, y: float, z: float, roll: float, pitch: float, yaw
         out = _IDENTITY.copy()
         out[0, 3], out[1, 3], out[2, 3] = x, y, z
         return out
-    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = _rpy_rotation(roll, pitch, yaw)
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = rpy_rows(roll, pitch, yaw)
     return np.array((r00, r01, r02, x, r10, r11, r12, y, r20, r21, r22, z,
                      0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
-
-
-def _rpy_rotation(roll: float, pitch: float, yaw: float) -> list[list[float]]:
-    """Rz(yaw) · Ry(pitch) · Rx(roll) in closed form, as plain floats (the pose's matrix is
-    made from them in one ``np.array`` call)."""
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-            [-sp, cp * sr, cp * cr]]
 
 
 def _degrees(ctx: SdfContext, element: etree._Element) -> bool:

@@ -28,6 +28,7 @@ from robot_formats.core.files import is_regular_file
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import (WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene,
                                       Visual)
+from robot_formats.core.rotations import quat_multiply
 from robot_formats.core.transforms import (axis_angle, axis_angles, invert, matrix_to_pose,
                                            rotation_to_quat, rotations_to_quats)
 from robot_formats.formats.tmp.problem import (ContinuousGrasp, Problem, ProblemObject,
@@ -144,12 +145,7 @@ def grasp_rows(found: GraspSet, pose: np.ndarray | None = None) -> np.ndarray:
         return found.rows
     rotation = pose[:3, :3]
     xyz = found.rows[:, :3] @ rotation.T + pose[:3, 3]
-    ax, ay, az, aw = rotation_to_quat(rotation)
-    bx, by, bz, bw = found.rows[:, 3], found.rows[:, 4], found.rows[:, 5], found.rows[:, 6]
-    quats = np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                      aw * by - ax * bz + ay * bw + az * bx,
-                      aw * bz + ax * by - ay * bx + az * bw,
-                      aw * bw - ax * bx - ay * by - az * bz], axis=1)
+    quats = np.stack(quat_multiply(rotation_to_quat(rotation), found.rows[:, 3:].T), axis=1)
     quats[quats[:, 3] < 0] *= -1.0
     return np.concatenate([xyz, quats], axis=1)
 
