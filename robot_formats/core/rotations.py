@@ -18,7 +18,8 @@ else:
 __all__ = ['normalized', 'quat_to_rotation', 'rotations_to_quats', 'rotation_to_quat',
            'entries_to_quat', 'translation', 'axis_angle', 'axis_angles', 'exp_rotvec', 'invert',
            'rotation_to_rpy', 'rpy_to_rotation', 'quat_to_rpy', 'Q_IDENTITY', 'axis_quat',
-           'quat_multiply', 'rotate', 'quat_rows', 'z_to', 'rpy_rows']
+           'quat_multiply', 'rotate', 'quat_rows', 'z_to', 'rpy_rows', 'rpy_to_quat',
+           'xyz_euler_entries']
 
 #: The quaternion (x, y, z, w) of no rotation (one object: callers test ``q is Q_IDENTITY`` to
 #: skip work).
@@ -307,3 +308,26 @@ def rpy_rows(roll: float, pitch: float, yaw: float) -> list[list[float]]:
     return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
             [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
             [-sp, cp * sr, cp * cr]]
+
+
+def rpy_to_quat(roll: float, pitch: float, yaw: float) -> tuple[float, float, float, float]:
+    """The unit quaternion (x, y, z, w) of fixed-axis roll about X, then pitch about Y, then
+    yaw about Z (the URDF/SDFormat convention; :meth:`Pose.from_xyz_rpy`'s rotation)."""
+    roll, pitch, yaw = roll * 0.5, pitch * 0.5, yaw * 0.5
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return (sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy,
+            cr * cp * cy + sr * sp * sy)
+
+
+def xyz_euler_entries(rx: float, ry: float, rz: float
+                      ) -> tuple[float, float, float, float, float, float, float, float, float]:
+    """Rx(rx) · Ry(ry) · Rz(rz) (DART's XYZ Euler angles): its nine entries, row by row."""
+    cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
+    cz, sz = math.cos(rz), math.sin(rz)
+    return (cy * cz, -cy * sz, sy,
+            cx * sz + sx * sy * cz, cx * cz - sx * sy * sz, -sx * cy,
+            sx * sz - cx * sy * cz, sx * cz + cx * sy * sz, cx * cy)
