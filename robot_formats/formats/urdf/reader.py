@@ -236,8 +236,7 @@ class _UrdfParser:
         """The pose an ``<origin>`` element (None: absent) gives."""
         if element is None:
             return IDENTITY
-        xyz_text, rpy_text, quat_text = (element.get('xyz'), element.get('rpy'),
-                                         element.get('quat_xyzw'))
+        rpy_text, quat_text = element.get('rpy'), element.get('quat_xyzw')
         line = element.sourceline
         xyz = self.ctx.vector(element, 3, (0.0, 0.0, 0.0), attribute='xyz')
         if quat_text is not None and self.version < (1, 1):
