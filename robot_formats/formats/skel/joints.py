@@ -14,7 +14,7 @@ import math
 from math import isfinite
 from lxml import etree
 
-from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
+from robot_formats.core.errors import InvalidValueError, SchemaError, UnsupportedError
 from robot_formats.core.model import (DOF_SUFFIXES, WORLD, DofDynamics, Dynamics, JointType, Limits,
                                       Vec3)
 from robot_formats.core.xmlsafe import local_name, required_attr
@@ -429,8 +429,7 @@ def _actuator(ctx: SkelContext, element: etree._Element, joint: str) -> str:
         return 'force'
     actuator = _ACTUATORS.get(value.strip())
     if actuator is None:
-        ctx.warnings.append(Diagnostic(
-            f'joint {joint!r}: unknown actuator {value!r}, using force as DART does (known: '
-            f'{", ".join(_ACTUATORS)})', ctx.file, element.sourceline))
+        ctx.warn(f'joint {joint!r}: unknown actuator {value!r}, using force as DART does '
+                 f'(known: {", ".join(_ACTUATORS)})', element.sourceline, 'WARNING')
         return 'force'
     return actuator

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -46,7 +47,10 @@ from robot_formats.formats.skel.shapes import (mesh_bounds, read_geometry, shape
 from robot_formats.formats.skel.values import (IDENTITY, SkelContext, child, index, require,
                                                tagged_children, transformation)
 
-__all__ = ['read_skel', 'parse_skel_element']
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['read_skel', 'read_element', 'parse_skel_element']
 
 _MOMENTS = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 
@@ -55,6 +59,12 @@ def read_skel(path: str | Path, warnings: list[Diagnostic] | None = None) -> Sce
     """Load a ``.skel`` file."""
     warnings = warnings if warnings is not None else []
     return parse_skel_element(read_xml(path, warnings, ('skel',)), str(path), warnings)
+
+
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of SKEL (``FormatSpec.reader``): :func:`parse_skel_element`."""
+    return parse_skel_element(root, str(path), warnings)
 
 
 def parse_skel_element(root: etree._Element, file: str | None,
@@ -201,9 +211,9 @@ def _inertial(ctx: SkelContext, element: etree._Element | None, name: str,
     else:
         inertia = _composite_inertia(solids, mass, com, ctx.meshes)
         if inertia is None:
-            ctx.warnings.append(Diagnostic(
-                f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape robot_formats '
-                'can compute it from; using the identity', ctx.file, element.sourceline))
+            ctx.warn(f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape '
+                     'robot_formats can compute it from; using the identity', element.sourceline,
+                     'WARNING')
             inertia = (1.0, 0.0, 0.0, 1.0, 0.0, 1.0)
         if not math.isfinite(sum(inertia)) and not all(map(math.isfinite, inertia)):
             raise InvalidValueError(f'body {name!r}: the inertia computed from its shapes is '

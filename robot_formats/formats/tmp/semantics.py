@@ -19,11 +19,12 @@ import functools
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 import numpy as np
+from lxml import etree
 
-from robot_formats.core.errors import InvalidValueError, ReferenceError, StructureError
+from robot_formats.core.errors import Diagnostic, InvalidValueError, ReferenceError, StructureError
 from robot_formats.core.files import is_regular_file
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import (WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene,
@@ -33,10 +34,13 @@ from robot_formats.core.transforms import (axis_angle, axis_angles, invert, matr
                                            rotation_to_quat, rotations_to_quats)
 from robot_formats.formats.tmp.problem import (ContinuousGrasp, Problem, ProblemObject,
                                                ProblemRobot, StablePose, SupportRegion)
-from robot_formats.formats.tmp.reader import polygon_normal
+from robot_formats.formats.tmp.reader import parse_problem_element, polygon_normal
 
-__all__ = ['GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame', 'grasp_set',
-           'grasp_samples', 'grasp_rows', 'pose_rows',
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['read_element', 'GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame',
+           'grasp_set', 'grasp_samples', 'grasp_rows', 'pose_rows',
            'support_normal', 'sample_support_points', 'stable_object_pose', 'placements',
            'FrameUnavailable', 'ObjectState', 'ProblemState', 'problem_scene', 'robot_model',
            'robot_base_link', 'pose_document']
@@ -518,6 +522,15 @@ def _free_name(wanted: str, taken) -> str:
         index += 1
         name = f'{wanted}_{index}'
     return name
+
+
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of TMP problems (``FormatSpec.reader``): the problem
+    (:func:`~robot_formats.formats.tmp.reader.parse_problem_element`, its robots loaded through
+    the context) as a scene (:func:`problem_scene`)."""
+    return problem_scene(parse_problem_element(root, path, warnings,
+                                               load_description=context.load_nested))
 
 
 def problem_scene(problem: Problem) -> Scene:

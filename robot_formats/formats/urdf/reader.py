@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 from pathlib import Path
 
 from lxml import etree
@@ -41,7 +41,11 @@ from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinde
 from robot_formats.core.reading import ReadingContext
 from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_xml, required_attr
 
-__all__ = ['read_urdf', 'parse_urdf_element', 'extension_lines', 'SUPPORTED_VERSIONS']
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['read_urdf', 'read_element', 'parse_urdf_element', 'extension_lines',
+           'SUPPORTED_VERSIONS']
 
 _JOINT_TYPES = {
     'fixed': JointType.FIXED, 'revolute': JointType.REVOLUTE,
@@ -69,6 +73,12 @@ def read_urdf(path: str | Path, warnings: list[Diagnostic] | None = None) -> Sce
     """Load a URDF file."""
     warnings = warnings if warnings is not None else []
     root = read_xml(path, warnings, ('robot',))
+    return parse_urdf_element(root, str(path), warnings)
+
+
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of URDF (``FormatSpec.reader``): :func:`parse_urdf_element`."""
     return parse_urdf_element(root, str(path), warnings)
 
 

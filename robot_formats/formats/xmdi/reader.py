@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -27,7 +28,10 @@ from robot_formats.core.reading import ReadingContext
 from robot_formats.core.xmlsafe import floats, local_name, read_xml
 from robot_formats.formats.xmdi.document import Motion, MotionDocument, ServoTrack
 
-__all__ = ['parse_xmdi_element', 'read_xmdi', 'CANONICAL']
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['parse_xmdi_element', 'read_element', 'read_xmdi', 'CANONICAL']
 
 #: The names the project writes, by role.
 CANONICAL = {'root': 'xmdi', 'container': 'motions', 'motion': 'motion', 'servo': 'servo',
@@ -75,6 +79,13 @@ def _motion_elements(root: etree._Element) -> tuple[list[etree._Element], bool]:
     if children and all(local_name(c).lower() == 'motion' for c in children):
         return children, True
     return [motion for container in children for motion in _elements(container)], False
+
+
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> MotionDocument:
+    """The registry's reader of XMDI (``FormatSpec.reader``, a ``'motion'`` document):
+    :func:`parse_xmdi_element`."""
+    return parse_xmdi_element(root, str(path), warnings)
 
 
 def parse_xmdi_element(root: etree._Element, file: str | None,
