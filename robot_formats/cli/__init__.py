@@ -9,7 +9,6 @@ Warnings go to stderr as ``file:line: warning: message`` and never change the ex
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
@@ -19,6 +18,7 @@ from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT
                          add_world_option, configuration, load_file, print_warnings)
 from robot_formats.core.errors import FormatError
 from robot_formats.core.kinematics import KinematicTree
+from robot_formats.core.lazy import imported
 from robot_formats.core.model import Scene
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
 
@@ -114,8 +114,7 @@ def run_program(program: Program, args: Sequence[str]) -> NoReturn:
 
 
 def _adder(where: str) -> Callable[[argparse._SubParsersAction], None]:
-    module, _, function = where.partition(':')
-    return getattr(importlib.import_module(module), function)
+    return imported(where)
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:

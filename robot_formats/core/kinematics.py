@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, NoReturn, Sequence
 from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidValueError,
                                        ReferenceError, StructureError)
 from robot_formats.core.lazy import numpy_on_first_use
+from robot_formats.core.limits import in_range
 from robot_formats.core.model import (IDENTITY, WORLD, Frame, Joint, JointType, Link, Mimic, Model,
                                       Pose, Scene, dof_names)
 from robot_formats.core.transforms import (axis_angle, exp_rotvec, normalized,
@@ -354,7 +355,10 @@ class KinematicTree:
                                      'another joint; only one-degree-of-freedom joints can',
                                      self.scene.source, joint.line)
             mimic = self._leading_mimic(joint)
-            if mimic != joint.mimic:
+            if mimic != joint.mimic:  # a chain: its multipliers multiplied
+                in_range((mimic.multiplier, mimic.offset), f'joint {joint.name!r}: the mimic '
+                         'multiplier and offset (the chain of mimics followed)',
+                         self.scene.source, joint.line)
                 resolved[name] = replace(joint, mimic=mimic)
         for name, joint in resolved.items():
             self.joints[name] = joint

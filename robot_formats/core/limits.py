@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Iterable
 
-from robot_formats.core.errors import CycleError, LimitError
+from robot_formats.core.errors import CycleError, InvalidValueError, LimitError
 
 __all__ = ['MAX_YAML_BYTES', 'MAX_MESH_BYTES', 'MAX_INCLUDE_DEPTH', 'MAX_NESTED_LOADS',
-           'MAX_LOAD_DOCUMENTS', 'MAX_LOAD_BYTES', 'MAX_MAGNITUDE', 'LoadBudget']
+           'MAX_LOAD_DOCUMENTS', 'MAX_LOAD_BYTES', 'MAX_MAGNITUDE', 'LoadBudget', 'in_range']
 
 #: Largest YAML side file (a TMP configuration mapping, an XMDI servo mapping, a controllers
 #: file, a file xacro's ``load_yaml`` reads). Real ones are a few kilobytes.
@@ -39,6 +40,20 @@ MAX_LOAD_BYTES = 512 << 20
 #: multipliers): far beyond any robot or world (SDFormat writes unbounded joint limits as
 #: ±1e16), and small enough that products of a few of them stay finite.
 MAX_MAGNITUDE = 1e18
+
+
+def in_range(values: Iterable[float], what: str, file: str | None, line: int | None) -> None:
+    """Refuse (InvalidValueError VALUE_OUT_OF_RANGE naming ``what``) a value that is not finite
+    or beyond ``±MAX_MAGNITUDE``: the rule for every number a model holds, applied where a
+    reader reads it (``ReadingContext`` with ``bounded``), where a value is derived from
+    others (a chain of mimics), and by :func:`robot_formats.core.ranges.check_ranges`."""
+    for value in values:
+        if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # (false for nan too)
+            reason = ('beyond the largest magnitude a model may hold, '
+                      f'{MAX_MAGNITUDE:g} (docs/limits.md)' if value == value
+                      and abs(value) != float('inf') else 'not a finite number')
+            raise InvalidValueError(f'{what}: {value!r} is {reason}', file, line,
+                                    code='VALUE_OUT_OF_RANGE')
 
 
 class LoadBudget:

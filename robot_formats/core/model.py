@@ -21,11 +21,10 @@ between threads (the description publisher swaps models atomically on reload).
 from __future__ import annotations
 
 import enum
-import math
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
-from robot_formats.core.rotations import quat_to_rpy
+from robot_formats.core.rotations import quat_to_rpy, rpy_to_quat
 
 __all__ = [
     'Vec3', 'Pose', 'IDENTITY', 'Box', 'Cylinder', 'Sphere', 'Ellipsoid', 'Capsule', 'Cone',
@@ -43,19 +42,6 @@ Inertia6 = tuple[float, float, float, float, float, float]
 def vec3(values) -> Vec3:
     """Three plain floats from any sequence of three numbers (a tuple, a numpy array)."""
     return (float(values[0]), float(values[1]), float(values[2]))
-
-def rpy_to_quat(roll: float, pitch: float, yaw: float) -> tuple[float, float, float, float]:
-    """The unit quaternion (x, y, z, w) of fixed-axis roll about X, then pitch about Y, then
-    yaw about Z (the URDF/SDFormat convention; :meth:`Pose.from_xyz_rpy`'s rotation)."""
-    roll, pitch, yaw = roll * 0.5, pitch * 0.5, yaw * 0.5
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return (sr * cp * cy - cr * sp * sy,
-            cr * sp * cy + sr * cp * sy,
-            cr * cp * sy - sr * sp * cy,
-            cr * cp * cy + sr * sp * sy)
-
 
 #: Name of the scene root frame, and the parent name joints use to attach to it.
 WORLD = 'world'

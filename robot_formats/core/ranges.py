@@ -4,11 +4,18 @@ Readers refuse text that is not a finite number, but a finite text can still ove
 formulas compute ``1e309`` (inf) from a file, an SDFormat ``<mass>`` says ``-inf``, an axis
 ``1e308 0 1`` has no norm in floating point, a mimic chain multiplies its multipliers. What
 ``check`` accepted then broke ``frames``, ``render`` or a node, and ``convert`` wrote ``inf``,
-which check_urdf refuses. So a loaded scene passes :func:`check_ranges` once, whatever its
-format (:mod:`robot_formats.formats` calls it on every load): each number is finite and at most
-:data:`~robot_formats.core.limits.MAX_MAGNITUDE` in magnitude, small enough that the products
-forward kinematics, inertia and rendering form stay finite, and each link, joint and frame has
-a non-empty name (tf2 refuses an empty frame id; urdfdom reads one silently).
+which check_urdf refuses. So every number a model holds is finite and at most
+:data:`~robot_formats.core.limits.MAX_MAGNITUDE` in magnitude (the rule:
+:func:`~robot_formats.core.limits.in_range`), small enough that the products forward
+kinematics, inertia and rendering form stay finite, and each link, joint and frame has a
+non-empty name (tf2 refuses an empty frame id; urdfdom reads one silently).
+
+Where that is checked: a reader whose every number reaches the model as read checks each one
+where it reads it (``ReadingContext(..., bounded=True)``, with the attribute's line) and each
+name (:func:`check_name`), and its format says so (``FormatSpec.checks_ranges``: URDF); a chain
+of mimics is checked where the kinematic tree composes it; a scene of any other format, whose
+reader derives numbers (composed poses, formulas, inertias of shapes), passes
+:func:`check_ranges` once after it is read (:mod:`robot_formats.formats` calls it).
 """
 
 from __future__ import annotations
@@ -17,35 +24,29 @@ import math
 from typing import Iterable
 
 from robot_formats.core.errors import InvalidValueError, SchemaError
-from robot_formats.core.kinematics import KinematicTree
-from robot_formats.core.limits import MAX_MAGNITUDE
+from robot_formats.core.limits import in_range
 from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Frame, Geometry,
                                       Joint, JointType, Link, Mesh, Model, Plane, Pose, Scene,
                                       SoftBody, Sphere)
 
-__all__ = ['check_ranges', 'in_range']
+__all__ = ['check_ranges', 'check_name']
 
 #: Joints that move along or about an axis (their ``axis``, and ``axis2`` for two of them).
 _AXIAL = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
                     JointType.SCREW, JointType.UNIVERSAL, JointType.PLANAR})
 
 
-def check_ranges(scene: Scene, tree: KinematicTree) -> None:
+def check_ranges(scene: Scene) -> None:
     """Refuse a scene holding a number that is not finite or beyond ``±MAX_MAGNITUDE``, or a
     member without a name: InvalidValueError (code ``VALUE_OUT_OF_RANGE``) or SchemaError
-    (``NAME_EMPTY``) with the member's file and line. ``tree``: the scene's tree, whose mimic
-    joints follow their chain's leader (multipliers multiplied)."""
+    (``NAME_EMPTY``) with the member's file and line. (A chain of mimics, whose multipliers
+    multiply, is checked where the kinematic tree composes it.)"""
     for model in scene.models:
         _model(model, model.source or scene.source)
     for frame in scene.frames:
         _frame(frame, scene.source)
     for joint in scene.joints:
         _joint(joint, scene.source)
-    for joint in tree.joints.values():
-        if joint.mimic is not None:
-            in_range((joint.mimic.multiplier, joint.mimic.offset),
-                     f'joint {joint.name!r}: the mimic multiplier and offset (the chain of '
-                     'mimics followed)', scene.source, joint.line)
 
 
 def _model(model: Model, file: str | None) -> None:
@@ -64,7 +65,7 @@ def _model(model: Model, file: str | None) -> None:
 
 def _link(link: Link, file: str | None) -> None:
     what, line = f'link {link.name!r}', link.line
-    _name(link.name, 'link', file, line)
+    check_name(link.name, 'link', file, line)
     inertial = link.inertial
     if inertial is not None:
         in_range((inertial.mass, *inertial.inertia), f'{what}: the mass and inertia', file, line)
@@ -90,7 +91,7 @@ def _soft(soft: SoftBody, what: str, file: str | None, line: int | None) -> None
 
 def _joint(joint: Joint, file: str | None) -> None:
     what, line = f'joint {joint.name!r}', joint.line
-    _name(joint.name, 'joint', file, line)
+    check_name(joint.name, 'joint', file, line)
     _pose(joint.origin, f'{what}: the origin', file, line)
     _pose(joint.child_offset, f'{what}: the child offset', file, line)
     in_range((*joint.axis, *(joint.axis2 or ()), joint.pitch), f'{what}: the axis', file, line)
@@ -143,7 +144,7 @@ def _unit(vector: tuple[float, ...]) -> tuple[float, ...] | None:
 
 
 def _frame(frame: Frame, file: str | None) -> None:
-    _name(frame.name, 'frame', file, frame.line)
+    check_name(frame.name, 'frame', file, frame.line)
     _pose(frame.pose, f'frame {frame.name!r}: the pose', file, frame.line)
 
 
@@ -173,20 +174,8 @@ def _given(values: Iterable[float | None]) -> tuple[float, ...]:
     return tuple(value for value in values if value is not None)
 
 
-def in_range(values: Iterable[float], what: str, file: str | None, line: int | None) -> None:
-    """Refuse (InvalidValueError VALUE_OUT_OF_RANGE naming ``what``) a value that is not finite
-    or beyond ``±MAX_MAGNITUDE``: the rule, for a reader that transforms values before they
-    reach the model (normalising an axis) and must check them as written."""
-    for value in values:
-        if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # (false for nan too)
-            reason = ('beyond the largest magnitude a model may hold, '
-                      f'{MAX_MAGNITUDE:g} (docs/limits.md)' if value == value
-                      and abs(value) != float('inf') else 'not a finite number')
-            raise InvalidValueError(f'{what}: {value!r} is {reason}', file, line,
-                                    code='VALUE_OUT_OF_RANGE')
-
-
-def _name(name: str, kind: str, file: str | None, line: int | None) -> None:
+def check_name(name: str, kind: str, file: str | None, line: int | None) -> None:
+    """Refuse an empty name of a link, joint or frame (SchemaError ``NAME_EMPTY``)."""
     if not name:
         raise SchemaError(f'a {kind} has an empty name (TF and joint states name every frame '
                           'and joint)', file, line, code='NAME_EMPTY')

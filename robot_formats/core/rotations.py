@@ -17,7 +17,13 @@ else:
 
 __all__ = ['normalized', 'quat_to_rotation', 'rotations_to_quats', 'rotation_to_quat',
            'entries_to_quat', 'translation', 'axis_angle', 'axis_angles', 'exp_rotvec', 'invert',
-           'rotation_to_rpy', 'rpy_to_rotation', 'quat_to_rpy']
+           'rotation_to_rpy', 'rpy_to_rotation', 'quat_to_rpy', 'Q_IDENTITY', 'axis_quat',
+           'quat_multiply', 'rotate', 'quat_rows', 'z_to', 'rpy_rows', 'rpy_to_quat',
+           'xyz_euler_entries']
+
+#: The quaternion (x, y, z, w) of no rotation (one object: callers test ``q is Q_IDENTITY`` to
+#: skip work).
+Q_IDENTITY = (0.0, 0.0, 0.0, 1.0)
 
 
 def normalized(vector: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -232,3 +238,96 @@ def quat_to_rpy(quat: Sequence[float]) -> tuple[float, float, float]:
     sine = m10 * y00 + m11 * y01 + m12 * y02
     sine = sine if sine != 0.0 else 0.0  # +0: yaw +π, as numpy's sums give it
     return (roll, pitch, math.atan2(sine, cosine))
+
+
+# --- in plain floats (readers that keep rotations as tuples: HRDF, SDFormat poses) ----------
+
+def axis_quat(axis: str, angle: float) -> tuple[float, float, float, float]:
+    """Rx, Ry or Rz of ``angle`` radians (``axis`` 'x', 'y' or 'z') as a quaternion."""
+    half = 0.5 * angle
+    s, c = math.sin(half), math.cos(half)
+    if axis == 'x':
+        return (s, 0.0, 0.0, c)
+    if axis == 'y':
+        return (0.0, s, 0.0, c)
+    return (0.0, 0.0, s, c)
+
+
+def quat_multiply(a, b):
+    """The Hamilton product ``a · b`` (b first, then a) of quaternions (x, y, z, w), as a tuple
+    of its four components: of floats, or entry by entry of numpy arrays (many products at
+    once)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def rotate(q: Sequence[float], v: Sequence[float]) -> tuple[float, float, float]:
+    """``R(q) · v`` of a unit quaternion ``q`` and a vector ``v``."""
+    x, y, z, w = q
+    vx, vy, vz = v
+    # t = 2 q_v × v;  v' = v + w t + q_v × t
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return (vx + w * tx + (y * tz - z * ty),
+            vy + w * ty + (z * tx - x * tz),
+            vz + w * tz + (x * ty - y * tx))
+
+
+def quat_rows(q: Sequence[float]) -> tuple[tuple[float, float, float], ...]:
+    """The rotation matrix (rows of floats) of a unit quaternion (x, y, z, w)."""
+    x, y, z, w = q
+    return ((1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)),
+            (2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)),
+            (2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)))
+
+
+def z_to(direction: Sequence[float]) -> tuple[float, float, float, float]:
+    """A rotation taking +z to the unit vector ``direction`` (cylinders along a segment): about
+    z × direction by the angle between them (atan2 of sine and cosine, exact near ±z too);
+    Rx(pi) when ``direction`` is -z."""
+    dx, dy, dz = direction
+    sine = math.hypot(dx, dy)           # |z × direction|, z × direction = (-dy, dx, 0)
+    if sine < 1e-12:
+        return Q_IDENTITY if dz > 0 else (1.0, 0.0, 0.0, 0.0)
+    half = 0.5 * math.atan2(sine, dz)
+    s = math.sin(half) / sine
+    return (-dy * s, dx * s, 0.0, math.cos(half))
+
+
+def rpy_rows(roll: float, pitch: float, yaw: float) -> list[list[float]]:
+    """Rz(yaw) · Ry(pitch) · Rx(roll) (the URDF/SDFormat convention) in closed form, as rows
+    of plain floats (a 4×4 pose is made from them in one ``np.array`` call)."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr]]
+
+
+def rpy_to_quat(roll: float, pitch: float, yaw: float) -> tuple[float, float, float, float]:
+    """The unit quaternion (x, y, z, w) of fixed-axis roll about X, then pitch about Y, then
+    yaw about Z (the URDF/SDFormat convention; :meth:`Pose.from_xyz_rpy`'s rotation)."""
+    roll, pitch, yaw = roll * 0.5, pitch * 0.5, yaw * 0.5
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return (sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy,
+            cr * cp * cy + sr * sp * sy)
+
+
+def xyz_euler_entries(rx: float, ry: float, rz: float
+                      ) -> tuple[float, float, float, float, float, float, float, float, float]:
+    """Rx(rx) · Ry(ry) · Rz(rz) (DART's XYZ Euler angles): its nine entries, row by row."""
+    cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
+    cz, sz = math.cos(rz), math.sin(rz)
+    return (cy * cz, -cy * sz, sy,
+            cx * sz + sx * sy * cz, cx * cz - sx * sy * sz, -sx * cy,
+            sx * sz - cx * sy * cz, sx * cz + cx * sy * sz, cx * cy)

@@ -10,8 +10,9 @@ Real files are read as the reference tools read them: a document libxml2 refuses
 declaration, an undeclared namespace prefix, ...) is read as TinyXML2 reads it, with a warning
 per irregularity (:mod:`robot_formats.core.xmlrepair`).
 
-Also the small typed accessors every parser needs (``attr_float``, ``vector``, ...), which turn
-bad text into :class:`~robot_formats.core.errors.InvalidValueError` with file and line.
+Also the text-to-number rules every reader builds on (:func:`floats`, :func:`leading_numbers`,
+...), which :class:`~robot_formats.core.reading.ReadingContext` uses to turn bad text into
+:class:`~robot_formats.core.errors.InvalidValueError` with file and line.
 """
 
 from __future__ import annotations
@@ -40,8 +41,6 @@ __all__ = [
     'leading_numbers',
     'streamed_numbers',
     'required_attr',
-    'attr_float',
-    'text_floats',
 ]
 
 #: Largest document accepted. Real robot files are far below this (atlas URDF: 64 kB).
@@ -327,28 +326,3 @@ def required_attr(element: etree._Element, name: str, file: str | Path | None) -
         raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
                           element.sourceline)
     return value
-
-
-def attr_float(element: etree._Element, name: str, file: str | Path | None,
-               default: float | None = None) -> float:
-    """A single finite float attribute; ``default`` when absent (SchemaError if no default)."""
-    value = element.get(name)
-    if value is None:
-        if default is None:
-            raise SchemaError(f'<{local_name(element)}> needs a {name!r} attribute', file,
-                              element.sourceline)
-        return default
-    try:
-        values = numbers(value)
-    except ValueError:
-        values = ()
-    if len(values) == 1:
-        return values[0]
-    # not one number: floats says why, naming the element (made only here: most are numbers)
-    return floats(value, file, element.sourceline, f'<{local_name(element)} {name}>', 1)[0]
-
-
-def text_floats(element: etree._Element, file: str | Path | None, count: int | None = None
-                ) -> tuple[float, ...]:
-    """The element's text as floats."""
-    return floats(element.text, file, element.sourceline, f'<{local_name(element)}>', count)

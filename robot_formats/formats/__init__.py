@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from lxml import etree
 
@@ -19,6 +19,7 @@ from robot_formats.core.errors import (Diagnostic, UnknownFormatError, Unsupport
 from robot_formats.formats.spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.limits import LoadBudget
+from robot_formats.core.model import Scene
 from robot_formats.core.ranges import check_ranges
 from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
 
@@ -163,18 +164,88 @@ def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
     """
     if not isinstance(path, Path):  # (Path(path) of a Path parses it again)
         path = Path(path)
+    return _scene_result(path, _read(path, None, xacro_args, world, sdf_config, budget, True))
+
+
+def load_text(text: str, source: str = '<robot_description>', *,
+              world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
+    """:func:`load` of a document given as text, e.g. robot_state_publisher's
+    ``robot_description`` parameter (URDF, or any format whose root element tells it).
+    ``source`` names it in diagnostics; relative references resolve from the working
+    directory.
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with a line and a sentence.
+    """
+    path = Path(source)
+    return _scene_result(path, _read(path, text.encode('utf-8'), None, world, sdf_config, None,
+                                     True))
+
+
+def read_document(path: str | Path, *, world: str | None = None,
+                  sdf_config: ResolverConfig | None = None) -> DocumentResult:
+    """:func:`load` of a file of any registered format, kinematic or not (``check``).
+
+    Raises:
+        FormatError: (a subclass of it) for every problem, with file, line and a sentence.
+    """
+    if not isinstance(path, Path):
+        path = Path(path)
+    read = _read(path, None, None, world, sdf_config, None, False)
+    irregular, notes = _split_notes(read.warnings)
+    return DocumentResult(read.document, read.spec.name, read.spec.document, str(path),
+                          irregular, read.tree, notes)
+
+
+class _Read(NamedTuple):
+    """What :func:`_read` read: the format, its document, the document's tree (scenes only),
+    the warnings and the bytes parsed."""
+
+    spec: FormatSpec
+    document: Scene
+    tree: KinematicTree | None
+    warnings: list[Diagnostic]
+    data: bytes
+
+
+def _read(path: Path, data: bytes | None, xacro_args: Mapping[str, str] | None,
+          world: str | None, sdf_config: ResolverConfig | None, budget: LoadBudget | None,
+          scenes_only: bool) -> _Read:
+    """The one way a document is loaded (:func:`load`, :func:`load_text` and
+    :func:`read_document` are built on it): its bytes (``data``, or the file's, or xacro's
+    output) charged to ``budget`` (None: a budget of its own), parsed, its format detected and
+    its reader run; a scene is validated into a tree, every number finite and in range (by
+    its reader, or by :func:`check_ranges` after it).
+    ``scenes_only``: a document of another kind (XMDI motions) is refused."""
     budget = LoadBudget() if budget is None else budget
     budget.enter(path)
     try:
         warnings: list[Diagnostic] = []
         xacro, suffix = _suffixes(path.name)
-        data = expand_xacro(path, xacro_args) if xacro else read_bytes(path)
+        if data is None:
+            data = expand_xacro(path, xacro_args) if xacro else read_bytes(path)
         budget.charge(len(data), path)
         root = _parse(path, warnings, data)
-        return _read_scene(path, root, warnings, _context(world, sdf_config, budget), suffix,
-                           data)
+        spec = _detect(path, suffix, root, warnings)
+        if scenes_only and spec.document != 'scene':
+            raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, '
+                                   'scene or problem (`robot-formats check` validates it)',
+                                   str(path), root.sourceline)
+        document = spec.reader(path, root, warnings, _context(world, sdf_config, budget))
+        tree = None
+        if spec.document == 'scene':
+            tree = KinematicTree(document)  # structure checks: references, loops, roots, mimics
+            if not spec.checks_ranges:  # every number finite and in range, every name a name
+                check_ranges(document)
+        return _Read(spec, document, tree, warnings, data)
     finally:
         budget.leave()
+
+
+def _scene_result(path: Path, read: _Read) -> LoadResult:
+    irregular, notes = _split_notes(read.warnings)
+    return LoadResult(read.document, read.spec.name, str(path), irregular, read.tree, notes,
+                      read.data)
 
 
 def _context(world: str | None, sdf_config: ResolverConfig | None, budget: LoadBudget
@@ -183,23 +254,6 @@ def _context(world: str | None, sdf_config: ResolverConfig | None, budget: LoadB
     charged to the same budget."""
     return LoadContext(world, sdf_config, functools.partial(load, sdf_config=sdf_config,
                                                             budget=budget), budget)
-
-
-def load_text(text: str, source: str = '<robot_description>', *,
-              world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
-    """Read a document given as text, e.g. robot_state_publisher's ``robot_description``
-    parameter (URDF, or any format whose root element tells it). ``source`` names it in
-    diagnostics; relative references resolve from the working directory.
-
-    Raises:
-        FormatError: (a subclass of it) for every problem, with a line and a sentence.
-    """
-    path = Path(source)
-    warnings: list[Diagnostic] = []
-    data = text.encode('utf-8')
-    root = _parse(path, warnings, data)
-    return _read_scene(path, root, warnings, _context(world, sdf_config, LoadBudget()),
-                       _suffixes(path.name)[1], data)
 
 
 def is_xacro(path: Path) -> bool:
@@ -218,45 +272,6 @@ def expand_xacro(path: Path, arguments: Mapping[str, str] | None = None) -> byte
     """
     from robot_formats.formats.xacro_expansion import expand_xacro as expand
     return expand(path, arguments)
-
-
-def _read_scene(path: Path, root: etree._Element, warnings: list[Diagnostic],
-                context: LoadContext, suffix: str, data: bytes) -> LoadResult:
-    spec = _detect(path, suffix, root, warnings)
-    if spec.document != 'scene':
-        raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, scene '
-                               'or problem (`robot-formats check` validates it)', str(path),
-                               root.sourceline)
-    scene = spec.reader(path, root, warnings, context)
-    tree = KinematicTree(scene)  # structure checks: references, loops, roots, mimics
-    check_ranges(scene, tree)  # every number finite and in range, every name a name
-    irregular, notes = _split_notes(warnings)
-    return LoadResult(scene, spec.name, str(path), irregular, tree, notes, data)
-
-
-def read_document(path: str | Path, *, world: str | None = None,
-                  sdf_config: ResolverConfig | None = None) -> DocumentResult:
-    """Read and validate a file of any registered format, kinematic or not (``check``).
-
-    Raises:
-        FormatError: (a subclass of it) for every problem, with file, line and a sentence.
-    """
-    if not isinstance(path, Path):
-        path = Path(path)
-    warnings: list[Diagnostic] = []
-    xacro, suffix = _suffixes(path.name)
-    budget = LoadBudget()
-    budget.enter(path)
-    data = expand_xacro(path) if xacro else read_bytes(path)
-    budget.charge(len(data), path)
-    root = _parse(path, warnings, data)
-    spec = _detect(path, suffix, root, warnings)
-    document = spec.reader(path, root, warnings, _context(world, sdf_config, budget))
-    tree = KinematicTree(document) if spec.document == 'scene' else None
-    if tree is not None:
-        check_ranges(document, tree)
-    irregular, notes = _split_notes(warnings)
-    return DocumentResult(document, spec.name, spec.document, str(path), irregular, tree, notes)
 
 
 def read_problem(path: str | Path, warnings: list[Diagnostic] | None = None, *,

@@ -72,6 +72,11 @@ class FormatSpec:
     #: return the parsed, repaired root (adding a warning per repair), or None to let the
     #: syntax error stand. (data, path, warnings) -> root or None.
     recover: Callable[[bytes, Path, list[Diagnostic]], etree._Element | None] | None = None
+    #: The reader refuses every number beyond the range a model may hold where it reads it
+    #: (``ReadingContext(..., bounded=True)``), derives none that could leave it, and refuses
+    #: an empty name (``core.ranges.check_name``): the loader does not walk its scenes again
+    #: with ``core.ranges.check_ranges``.
+    checks_ranges: bool = False
     #: What the reader returns: ``'scene'`` (a kinematic :class:`Scene`, which :func:`load`
     #: turns into a frame tree) or another kind of document (``'motion'``: XMDI motions) that
     #: only :func:`read_document` returns (and ``check`` validates) and :func:`load` refuses.

@@ -18,6 +18,7 @@ import numpy as np
 
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import JointType, dof_names
+from robot_formats.core.rotations import quat_multiply
 from robot_formats.core.transforms import normalized, rotation_to_quat, rotations_to_quats
 
 __all__ = ['JointStateRefused', 'JointStateTf', 'SolvePlan', 'StaticTransform', 'TransformSolver']
@@ -167,9 +168,9 @@ class TransformSolver:
             qp = np.array(rotation_to_quat(rot_p))
             qc = np.array(rotation_to_quat(edge.offset[:3, :3]))
             k = self.constants[i]
-            k[0, 3:] = _quat_multiply(qp, qc)
+            k[0, 3:] = quat_multiply(qp, qc)
             if self.kind[i] == 1:
-                k[1, 3:] = _quat_multiply(_quat_multiply(qp, np.append(axis, 0.0)), qc)
+                k[1, 3:] = quat_multiply(quat_multiply(qp, np.append(axis, 0.0)), qc)
                 along = axis * (axis @ t_c)
                 k[2, :3] = rot_p @ (t_c - along)
                 k[3, :3] = rot_p @ np.cross(axis, t_c)
@@ -201,16 +202,6 @@ class SolvePlan:
         self.features[rotary:rotary + prismatic, 0] = 1.0
         self.message_index = np.zeros(0, dtype=np.intp)  #: JointState positions used ...
         self.dof_index = np.zeros(0, dtype=np.intp)      #: ... and the DoFs they set
-
-
-def _quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product of quaternions (x, y, z, w)."""
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz])
 
 
 class JointStateRefused(ValueError):

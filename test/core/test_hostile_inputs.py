@@ -292,6 +292,15 @@ def test_meshes_that_loop_or_never_end_are_drawn_without(plant: Plant, tmp_path:
                    '<joint name="j2" type="revolute"><parent link="b"/><child link="c"/><limit '
                    'lower="-1" upper="1" effort="1" velocity="1"/><mimic joint="j1" '
                    'multiplier="1e200" offset="1e200"/></joint></robot>\n'),
+    ('mimic_chain.urdf', '<?xml version="1.0"?>\n<robot name="r"><link name="a"/><link name="b"/>'
+                         '<link name="c"/><link name="d"/><joint name="j1" type="revolute">'
+                         '<parent link="a"/><child link="b"/><limit lower="-1" upper="1" '
+                         'effort="1" velocity="1"/></joint><joint name="j2" type="revolute">'
+                         '<parent link="b"/><child link="c"/><limit lower="-1" upper="1" '
+                         'effort="1" velocity="1"/><mimic joint="j1" multiplier="1e10"/></joint>'
+                         '<joint name="j3" type="revolute"><parent link="c"/><child link="d"/>'
+                         '<limit lower="-1" upper="1" effort="1" velocity="1"/><mimic '
+                         'joint="j2" multiplier="1e10"/></joint></robot>\n'),  # 1e20 in all
     ('empty_link.urdf', '<?xml version="1.0"?>\n<robot name="r"><link name=""/></robot>\n'),
     ('empty_joint.urdf', '<?xml version="1.0"?>\n<robot name="r"><link name="a"/><link '
                          'name="b"/><joint name="" type="fixed"><parent link="a"/><child '

@@ -30,19 +30,19 @@ from typing import NamedTuple
 
 from lxml import etree
 
-from robot_formats.core.errors import (Diagnostic, DuplicateNameError, InvalidValueError,
+from robot_formats.core.errors import (DuplicateNameError, InvalidValueError,
                                        SchemaError, StructureError)
 from robot_formats.core.files import is_regular_file
 from robot_formats.core.model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType,
                                       Limits, Link, Inertia6, Material, Mesh, Mimic, Model, Pose,
                                       Sphere, Visual)
+from robot_formats.core.rotations import Q_IDENTITY, axis_quat, rotate, z_to
 from robot_formats.formats.hrdf.catalogue import (ACTUATORS, BRACKETS, END_EFFECTORS, JOINT_AXES,
                                                   LINKS, Actuator, Bracket, EndEffector, LinkType,
                                                   interface_name, link_inertia,
                                                   link_mass)
 from robot_formats.formats.hrdf.elements import Node, resolve_relative
-from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, compose,
-                                                 pose, rotate, z_to)
+from robot_formats.formats.hrdf.geometry import Quat, Vec, compose, pose
 from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
 from robot_formats.formats.hrdf.versions import Version
 
@@ -155,9 +155,8 @@ class _Output(NamedTuple):
 
 
 class _Builder:
-    def __init__(self, file: str | None, warnings: list[Diagnostic], tags: set[str]) -> None:
+    def __init__(self, file: str | None, tags: set[str]) -> None:
         self.file = file
-        self.warnings = warnings
         self.links: list[Link] = []
         self.joints: list[Joint] = []
         self.frames: list[Frame] = []
@@ -567,18 +566,19 @@ def _free_name(name: str, tags: set[str]) -> str:
     return name
 
 
-def implicit_end_effector(file: str | None, version: Version,
-                          warnings: list[Diagnostic]) -> Node:
-    """The Custom end effector HEBI appends to files of version <= 1.1.0."""
-    return Node('end-effector', Attrs(etree.Element('end-effector'), file, version, warnings),
-                implicit=True, file=file)
+def implicit_end_effector(root_attrs: Attrs) -> Node:
+    """The Custom end effector HEBI appends to files of version <= 1.1.0 (``root_attrs``: the
+    document's root element's)."""
+    return Node('end-effector', Attrs(etree.Element('end-effector'), root_attrs.file,
+                                      root_attrs.version, root_attrs.ctx),
+                implicit=True, file=root_attrs.file)
 
 
 def build_model(root_attrs: Attrs, nodes: list[Node], name: str, file: str | None,
-                warnings: list[Diagnostic], root_link: str = ROOT_LINK) -> Model:
+                root_link: str = ROOT_LINK) -> Model:
     """The model of a document's root attributes and node chain."""
     tags = _all_tags(nodes)
-    builder = _Builder(file, warnings, tags)
+    builder = _Builder(file, tags)
     rotation = root_attrs.rotation('rot')
     translation = root_attrs.translation('trans')
     root, base = _free_name(root_link, tags), _free_name(BASE_LINK, tags)

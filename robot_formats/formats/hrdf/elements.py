@@ -8,7 +8,6 @@ and geometry are phase 2 (:mod:`robot_formats.formats.hrdf.builder`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,7 +18,7 @@ from robot_formats.core.errors import (CycleError, Diagnostic, FileAccessError, 
 from robot_formats.core.files import is_regular_file
 from robot_formats.core.limits import MAX_INCLUDE_DEPTH, LoadBudget
 from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_bytes
-from robot_formats.formats.hrdf.values import Attrs, relative_path_is_absolute
+from robot_formats.formats.hrdf.values import Attrs, HrdfContext, relative_path_is_absolute
 from robot_formats.formats.hrdf.versions import SUPPORTED, Version, parse_version
 
 __all__ = ['Node', 'read_document', 'ELEMENT_KINDS', 'root_version']
@@ -71,22 +70,6 @@ class Node(NamedTuple):
         return self.attrs.line
 
 
-@dataclass
-class _Context:
-    warnings: list[Diagnostic]
-    stack: list[Path] = field(default_factory=list)   # include chain, for cycles
-    root_file: str | None = None                       # resolved on the first include only
-    #: (including file, path text) -> (resolved target, parsed root, its size in bytes): a part
-    #: included several times (a hexapod's six legs) is resolved and parsed once per document.
-    parsed: dict[tuple[str | None, str], tuple[Path, etree._Element | None, int]] = field(
-        default_factory=dict)
-    #: what the load may still read or copy: each include is charged every time it is expanded
-    budget: LoadBudget = field(default_factory=LoadBudget)
-    #: formula text -> its value and quirks, for every element of the document (see
-    #: :class:`~.values.Attrs`): the same few formulas (``pi``, a link's extension) recur
-    formulas: dict = field(default_factory=dict)
-
-
 def root_version(root: etree._Element, file: str | None) -> tuple[Version, bool]:
     """The document's version (1.0.0 when absent); InvalidValue for unsupported versions."""
     text = root.get('version')
@@ -103,16 +86,14 @@ def read_document(root: etree._Element, file: str | None, warnings: list[Diagnos
     """The root's attributes and its chain of nodes, includes expanded in place (each charged
     to ``budget``, the load's; default: a budget of its own)."""
     version, beyond = root_version(root, file)
+    ctx = HrdfContext(file, warnings, budget)
     if beyond:
-        warnings.append(Diagnostic(
-            f'HRDF version {root.get("version")} is not a published version (the spec ends at '
-            '1.6.0); HEBI accepts it, and it is read with the 1.6.0 rules', file,
-            root.sourceline, 'HRDF_VERSION_BEYOND_SPEC'))
+        ctx.warn(f'HRDF version {root.get("version")} is not a published version (the spec ends '
+                 'at 1.6.0); HEBI accepts it, and it is read with the 1.6.0 rules',
+                 root.sourceline, 'HRDF_VERSION_BEYOND_SPEC')
     if local_name(root) != 'robot':
-        warnings.append(Diagnostic(f'the root element is <{local_name(root)}>, not <robot>; '
-                                   'read as HRDF as HEBI does', file, root.sourceline,
-                                   'HRDF_ROOT_NAME'))
-    ctx = _Context(warnings, root_file=file, budget=budget or LoadBudget())
+        ctx.warn(f'the root element is <{local_name(root)}>, not <robot>; read as HRDF as HEBI '
+                 'does', root.sourceline, 'HRDF_ROOT_NAME')
     attrs = _checked_attrs(root, 'robot', file, version, ctx)
     return attrs, _chain(ctx, root, file, version)
 
@@ -132,10 +113,10 @@ _ALLOWED: dict[tuple[str, frozenset[str]], frozenset[str]] = {
 
 
 def _checked_attrs(element: etree._Element, kind: str, file: str | None, version: Version,
-                   ctx: _Context, label: str | None = None, name: str | None = None) -> Attrs:
+                   ctx: HrdfContext, label: str | None = None, name: str | None = None) -> Attrs:
     """``label`` names the element in messages (default ``<kind>``; an ``<output>`` is named
     with its owner, as HEBI names the owner). ``name``: the element's local name, if known."""
-    attrs = Attrs(element, file, version, ctx.warnings, name, ctx.formulas)
+    attrs = Attrs(element, file, version, ctx, name)
     names = attrs.names
     if names and not _allowed(kind, version).issuperset(names):
         _refuse_attributes(element, kind, file, version, label)
@@ -179,7 +160,7 @@ def _child_elements(element: etree._Element, file: str | None) -> list[etree._El
     return children
 
 
-def _chain(ctx: _Context, container: etree._Element, file: str | None, version: Version
+def _chain(ctx: HrdfContext, container: etree._Element, file: str | None, version: Version
            ) -> list[Node]:
     """The elements of ``<robot>`` or ``<output>``, includes expanded."""
     nodes: list[Node] = []
@@ -205,7 +186,7 @@ def _chain(ctx: _Context, container: etree._Element, file: str | None, version: 
     return nodes
 
 
-def _node(ctx: _Context, element: etree._Element, kind: str, file: str | None,
+def _node(ctx: HrdfContext, element: etree._Element, kind: str, file: str | None,
           version: Version) -> Node:
     attrs = _checked_attrs(element, kind, file, version, ctx, name=kind)
     children = _child_elements(element, file)
@@ -249,7 +230,7 @@ def resolve_relative(text: str, file: str | None) -> Path:
         return base / text
 
 
-def _include(ctx: _Context, element: etree._Element, file: str | None, version: Version
+def _include(ctx: HrdfContext, element: etree._Element, file: str | None, version: Version
              ) -> list[Node]:
     if not version.has('include'):
         raise SchemaError(f'<include> needs HRDF version 1.3.0 or later; this file is {version}',
@@ -264,8 +245,8 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
     if relative_path_is_absolute(text):
         raise SchemaError(f'<include path={text!r}>: include paths must be relative to the '
                           'including file', file, element.sourceline, code='URI_INVALID')
-    if not ctx.stack and ctx.root_file:
-        ctx.stack.append(Path(ctx.root_file).resolve())
+    if not ctx.stack and ctx.file:
+        ctx.stack.append(Path(ctx.file).resolve())
     key = (file, text)
     if key not in ctx.parsed:
         ctx.parsed[key] = (resolve_relative(text, file), None, 0)
@@ -287,11 +268,10 @@ def _include(ctx: _Context, element: etree._Element, file: str | None, version: 
     ctx.budget.charge(size, file, element.sourceline)  # every expansion, as it costs
     child_version, _ = root_version(root, str(target))
     if child_version != version:
-        ctx.warnings.append(Diagnostic(
-            f'<include path={text!r}>: the included file is version {child_version} but this '
-            f'file is {version}; the spec requires the same version (HEBI does not check; the '
-            'included file is read with its own version\'s rules)', file, element.sourceline,
-            'HRDF_INCLUDE_VERSION'))
+        ctx.warn(f'<include path={text!r}>: the included file is version {child_version} but '
+                 f'this file is {version}; the spec requires the same version (HEBI does not '
+                 'check; the included file is read with its own version\'s rules)',
+                 element.sourceline, 'HRDF_INCLUDE_VERSION', file=file)
     ctx.stack.append(target)
     try:
         return _chain(ctx, root, str(target), child_version)

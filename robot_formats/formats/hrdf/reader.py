@@ -10,6 +10,7 @@ and docs/hrdf.md for the whole story.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -20,7 +21,10 @@ from robot_formats.core.xmlsafe import read_xml
 from robot_formats.formats.hrdf.builder import ROOT_LINK, build_model, implicit_end_effector
 from robot_formats.formats.hrdf.elements import read_document
 
-__all__ = ['parse_hrdf_file', 'parse_hrdf_element']
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['parse_hrdf_file', 'read_element', 'parse_hrdf_element']
 
 def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, *,
                     root_link: str = ROOT_LINK) -> Scene:
@@ -37,6 +41,13 @@ def parse_hrdf_file(path: str | Path, warnings: list[Diagnostic] | None = None, 
     return parse_hrdf_element(read_xml(path, warnings), Path(path), warnings, root_link=root_link)
 
 
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of HRDF (``FormatSpec.reader``): :func:`parse_hrdf_element`, its
+    includes charged to the load's budget."""
+    return parse_hrdf_element(root, path, warnings, budget=context.budget)
+
+
 def parse_hrdf_element(root: etree._Element, path: str | Path | None,
                        warnings: list[Diagnostic], *, root_link: str = ROOT_LINK,
                        budget: LoadBudget | None = None) -> Scene:
@@ -48,7 +59,7 @@ def parse_hrdf_element(root: etree._Element, path: str | Path | None,
     file = str(path) if path is not None else None
     root_attrs, nodes = read_document(root, file, warnings, budget)
     if root_attrs.version.implicit_end_effector:
-        nodes.append(implicit_end_effector(file, root_attrs.version, warnings))
+        nodes.append(implicit_end_effector(root_attrs))
     name = root.get('description') or (path.stem if path is not None else 'hrdf_robot')
-    model = build_model(root_attrs, nodes, name, file, warnings, root_link)
+    model = build_model(root_attrs, nodes, name, file, root_link)
     return Scene(name, (model,), source=file)

@@ -22,47 +22,68 @@ from pathlib import Path
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError
+from robot_formats.core.limits import LoadBudget
+from robot_formats.core.reading import ReadingContext
+from robot_formats.core.rotations import Q_IDENTITY, axis_quat, entries_to_quat, quat_multiply
 from robot_formats.core.xmlsafe import local_name
 from robot_formats.formats.hrdf.formula import (FormulaError, Quirk, evaluate,
                                                 is_plain_number, leading_number)
-from robot_formats.formats.hrdf.geometry import (Q_IDENTITY, Quat, Vec, axis_quat, matrix_quat,
-                                                 quat_mul)
+from robot_formats.formats.hrdf.geometry import Quat, Vec
 from robot_formats.formats.hrdf.versions import Version
 
-__all__ = ['Attrs', 'ROTATION_TOLERANCE']
+__all__ = ['HrdfContext', 'Attrs', 'ROTATION_TOLERANCE']
 
 #: Largest |R·Rᵀ − I| entry accepted for a 9-number rotation (HEBI: 1e-6 accepted, 1e-5 not).
 ROTATION_TOLERANCE = 5e-6
 _AXES = ('x', 'y', 'z')
 
 
+class HrdfContext(ReadingContext):
+    """The reading context of an HRDF document and the files it includes: the include chain
+    (for cycles), each included file parsed once, and each formula evaluated once."""
+
+    __slots__ = ('stack', 'parsed', 'formulas')
+
+    budget: LoadBudget  #: always one (the load's, or a budget of its own)
+
+    def __init__(self, file: str | None, warnings: list[Diagnostic],
+                 budget: LoadBudget | None = None) -> None:
+        super().__init__(file, warnings, LoadBudget() if budget is None else budget)
+        #: The include chain, for cycles (the root file's real path added at the first include).
+        self.stack: list[Path] = []
+        #: (including file, path text) -> (resolved target, parsed root, its size in bytes): a
+        #: part included several times (a hexapod's six legs) is resolved and parsed once.
+        self.parsed: dict[tuple[str | None, str], tuple[Path, etree._Element | None, int]] = {}
+        #: formula text -> its value and quirks, for every element of the document (see
+        #: :class:`Attrs`): the same few formulas (``pi``, a link's extension) recur
+        self.formulas: dict[str, tuple[float, tuple[Quirk, ...]]] = {}
+
+
 class Attrs:
     """Typed, version-aware access to one element's attributes."""
 
-    __slots__ = ('element', 'file', 'line', 'version', 'warnings', 'kind', 'names', 'formulas')
+    __slots__ = ('element', 'file', 'line', 'version', 'ctx', 'kind', 'names')
 
     def __init__(self, element: etree._Element, file: str | None, version: Version,
-                 warnings: list[Diagnostic], kind: str | None = None,
-                 formulas: dict[str, tuple[float, tuple[Quirk, ...]]] | None = None) -> None:
-        """``kind``: the element's local name, when the caller knows it already;
-        ``formulas``: the values of the formulas read so far, shared by the elements of a
-        document (a formula is evaluated once per document)."""
+                 ctx: HrdfContext, kind: str | None = None) -> None:
+        """``file``: the element's (the document's, or a file it includes); ``kind``: the
+        element's local name, when the caller knows it already."""
         self.element = element
         self.file = file
         self.line = element.sourceline
         self.version = version
-        self.warnings = warnings
+        self.ctx = ctx
         self.kind = local_name(element) if kind is None else kind
         #: The attribute names, in document order (read once: lxml builds them per access).
         self.names: list[str] = element.keys()
-        self.formulas = {} if formulas is None else formulas
 
     # --- helpers ----------------------------------------------------------------------------
     def get(self, name: str) -> str | None:
         return self.element.get(name)
 
     def warn(self, message: str, code: str = 'HRDF_WARNING') -> None:
-        self.warnings.append(Diagnostic(message, self.file, self.line, code))
+        """:meth:`~robot_formats.core.reading.ReadingContext.warn` at this element."""
+        self.ctx.warn(message, self.line, code, file=self.file)
 
     def invalid(self, name: str, value: str, reason: str) -> InvalidValueError:
         return InvalidValueError(f'<{self.kind}> {name}={value!r}: {reason}', self.file,
@@ -75,10 +96,11 @@ class Attrs:
     def _evaluate(self, text: str) -> tuple[float, tuple[Quirk, ...]]:
         """:func:`~.formula.evaluate` of ``text`` and the quirks it noted, once per document
         (FormulaError as it raises)."""
-        found = self.formulas.get(text)
+        formulas = self.ctx.formulas
+        found = formulas.get(text)
         if found is None:
             quirks: list[Quirk] = []
-            found = self.formulas[text] = (evaluate(text, quirks), tuple(quirks))
+            found = formulas[text] = (evaluate(text, quirks), tuple(quirks))
         return found
 
     # --- scalars ----------------------------------------------------------------------------
@@ -169,7 +191,7 @@ class Attrs:
             import numpy as np
             u, _, vt = np.linalg.svd(np.array(m).reshape(3, 3))
             m = (u @ vt).ravel().tolist()
-        return matrix_quat(m)
+        return entries_to_quat(*m)
 
     def _rotation_product(self, name: str, text: str) -> Quat:
         result = Q_IDENTITY
@@ -209,7 +231,7 @@ class Attrs:
                 raise self.invalid(name, text, f'R{axis}(...): the angle {inner.strip()!r} is '
                                    f'{angle} (a rotation needs a finite angle)')
             term = axis_quat(axis, angle)
-            result = term if result is Q_IDENTITY else quat_mul(result, term)
+            result = term if result is Q_IDENTITY else quat_multiply(result, term)
             i = close + 1
             expect_term = False
 

@@ -20,14 +20,22 @@ from robot_formats.formats.sdformat.scene import to_scene
 from robot_formats.formats.sdformat.uri import ResolverConfig
 
 if TYPE_CHECKING:
-    from robot_formats.formats.spec import LoadResult
+    from robot_formats.formats.spec import LoadContext, LoadResult
 
-__all__ = ['read_sdf', 'parse_sdf_element', 'resolve_document', 'ResolverConfig',
+__all__ = ['read_sdf', 'read_element', 'parse_sdf_element', 'resolve_document', 'ResolverConfig',
            'NestedInclude', 'InterfaceFrame', 'InterfaceLink', 'InterfaceModel',
            'NestedModelFramePoseGraph']
 
 #: Loads an included file of another format (``robot_formats.load``, or a partial of it).
 NestedLoader = Callable[[Path], 'LoadResult']
+
+
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of SDFormat (``FormatSpec.reader``): :func:`parse_sdf_element`
+    with the load's include settings, world, nested loader and budget."""
+    return parse_sdf_element(root, str(path), warnings, context.sdf_config, world=context.world,
+                             load_nested=context.load_nested, budget=context.budget)
 
 
 def parse_sdf_element(root: etree._Element, file: str | None, warnings: list[Diagnostic],

@@ -39,9 +39,8 @@ from robot_formats.formats.sdformat.dom import (MODEL_FRAME, PoseSpec, SdfAxis, 
 from robot_formats.formats.sdformat.foreign import foreign_model, interface_to_model
 from robot_formats.formats.sdformat.unflatten import unflatten
 from robot_formats.formats.sdformat.uri import ResolverConfig, resolve_uri
-from robot_formats.formats.sdformat.values import (Ctx, boolean, child, first_children,
-                                                   number, parse_version, pose_from, pose_of,
-                                                   text, vector)
+from robot_formats.formats.sdformat.values import (SdfContext, child, first_children,
+                                                   parse_version, pose_from, pose_of, text)
 
 if TYPE_CHECKING:
     from robot_formats.formats.spec import LoadResult
@@ -112,15 +111,15 @@ class SdfLoader:
             self.stack.pop()
 
     def _sdf_root(self, root: etree._Element, file: str | None
-                  ) -> tuple[Ctx, list[etree._Element]]:
+                  ) -> tuple[SdfContext, list[etree._Element]]:
         if root.tag != 'sdf':
             raise SchemaError(f'the root element is <{root.tag}>, not <sdf>', file,
                               root.sourceline, code='FILE_READ')
         version = parse_version(root.get('version'), file, root.sourceline)
-        ctx = Ctx(file, self.warnings, version)
+        ctx = SdfContext(file, self.warnings, version, self.budget)
         return ctx, [e for e in root if isinstance(e.tag, str) and e.tag in _ROOT_CONTENT]
 
-    def _one_world(self, ctx: Ctx, worlds: list[etree._Element], wanted: str | None
+    def _one_world(self, ctx: SdfContext, worlds: list[etree._Element], wanted: str | None
                    ) -> SdfWorld:
         """The world named ``wanted``, else the first; the others are left out with a warning,
         as Gazebo loads the first world of a document (libsdformat reads them all)."""
@@ -137,18 +136,16 @@ class SdfLoader:
         if len(worlds) > 1:
             others = ', '.join(repr(n) for n in names if n != chosen.get('name'))
             if wanted is None:  # the spec allows several worlds; which one is ambiguous
-                self.warnings.append(Diagnostic(
-                    f'the document holds {len(worlds)} worlds; loading the first, '
-                    f'{chosen.get("name")!r}, as Gazebo does, and leaving out {others} (choose '
-                    'one with --world or the world parameter)', ctx.file, chosen.sourceline,
-                    'SDF_SEVERAL_WORLDS'))
+                ctx.warn(f'the document holds {len(worlds)} worlds; loading the first, '
+                         f'{chosen.get("name")!r}, as Gazebo does, and leaving out {others} '
+                         '(choose one with --world or the world parameter)', chosen.sourceline,
+                         'SDF_SEVERAL_WORLDS')
             else:
-                self.warnings.append(Diagnostic(
-                    f'loading world {wanted!r}; the document also holds {others}', ctx.file,
-                    chosen.sourceline, 'SDF_SEVERAL_WORLDS', severity='note'))
+                ctx.warn(f'loading world {wanted!r}; the document also holds {others}',
+                         chosen.sourceline, 'SDF_SEVERAL_WORLDS', note=True)
         return self.world(ctx, chosen)
 
-    def _single_model(self, ctx: Ctx, root: etree._Element,
+    def _single_model(self, ctx: SdfContext, root: etree._Element,
                       content: list[etree._Element]) -> SdfModel | None:
         """The one model of a model file (None for a light- or actor-only file)."""
         names = [e.get('name') for e in content if e.tag == 'model']
@@ -172,7 +169,7 @@ class SdfLoader:
                           'content to load', ctx.file, root.sourceline, code='ELEMENT_MISSING')
 
     # --- names ----------------------------------------------------------------------------
-    def name_of(self, ctx: Ctx, element: etree._Element, what: str) -> str:
+    def name_of(self, ctx: SdfContext, element: etree._Element, what: str) -> str:
         """The element's ``name``, checked as stage 2 says."""
         name = element.get('name')
         if name is None or not name.strip():
@@ -183,7 +180,7 @@ class SdfLoader:
         return name
 
     @staticmethod
-    def check_name(ctx: Ctx, name: str, line: int | None, what: str) -> None:
+    def check_name(ctx: SdfContext, name: str, line: int | None, what: str) -> None:
         if (name[:2] == '__' and _RESERVED.match(name)) or name == 'world':
             raise SchemaError(f'{what} name {name!r} is reserved (names of the form __*__ and '
                               '"world" name implicit frames)', ctx.file, line,
@@ -193,14 +190,14 @@ class SdfLoader:
                               'as the scope delimiter', ctx.file, line, code='RESERVED_NAME')
 
     # --- world ----------------------------------------------------------------------------
-    def world(self, ctx: Ctx, element: etree._Element) -> SdfWorld:
+    def world(self, ctx: SdfContext, element: etree._Element) -> SdfWorld:
         world = SdfWorld(self.name_of(ctx, element, 'world'), ctx.file, element.sourceline,
                          ctx.version)
         gravity = child(element, 'gravity')
         physics = child(element, 'physics')
         if gravity is None and physics is not None:
             gravity = child(physics, 'gravity')
-        world.gravity = vector(ctx, gravity, 3, (0.0, 0.0, -9.8))
+        world.gravity = ctx.vector(gravity, 3, (0.0, 0.0, -9.8))
         siblings = _Siblings(ctx, 'world', world.name)
         for sub in element:
             tag = sub.tag
@@ -226,7 +223,7 @@ class SdfLoader:
         return world
 
     # --- model ----------------------------------------------------------------------------
-    def model(self, ctx: Ctx, element: etree._Element, top: bool = False) -> SdfModel:
+    def model(self, ctx: SdfContext, element: etree._Element, top: bool = False) -> SdfModel:
         name = self.name_of(ctx, element, 'model')
         subs = list(element)  # one pass over the children (lxml makes an object per visit)
         tags = [sub.tag for sub in subs]  # (and a new string per .tag)
@@ -237,7 +234,7 @@ class SdfLoader:
                               ctx.file, pose.line, code='ATTRIBUTE_INVALID')
         line = element.sourceline
         model = SdfModel(name, pose, ctx.file, line, ctx.version,
-                         boolean(ctx, subs[tags.index('static')]) if 'static' in tags else False,
+                         ctx.boolean(subs[tags.index('static')]) if 'static' in tags else False,
                          element.get('canonical_link', ''), element.get('placement_frame', ''),
                          line)
         siblings = _Siblings(ctx, 'model', name)
@@ -273,7 +270,7 @@ class SdfLoader:
         return model
 
     # --- links ----------------------------------------------------------------------------
-    def link(self, ctx: Ctx, element: etree._Element) -> SdfLink:
+    def link(self, ctx: SdfContext, element: etree._Element) -> SdfLink:
         name = self.name_of(ctx, element, 'link')
         pose = inertial = None
         visuals: list[etree._Element] | None = None  # lists only for links with shapes
@@ -302,7 +299,8 @@ class SdfLoader:
             link.shapes = tuple(shape for shape in shapes if shape is not None)
         return link
 
-    def _shape(self, ctx: Ctx, element: etree._Element, visual: bool) -> SdfVisualPose | None:
+    def _shape(self, ctx: SdfContext, element: etree._Element, visual: bool
+               ) -> SdfVisualPose | None:
         """A visual (``visual``) or collision; None without a geometry robot_formats reads."""
         found = first_children(element)
         pose, material = found.get('pose'), found.get('material')
@@ -314,15 +312,15 @@ class SdfLoader:
             if visual else Collision(shape, name=name)
         return SdfVisualPose(item, pose_from(ctx, pose))
 
-    def _inertial(self, ctx: Ctx, element: etree._Element | None) -> Inertial | None:
+    def _inertial(self, ctx: SdfContext, element: etree._Element | None) -> Inertial | None:
         if element is None:
             return None
         found = first_children(element)
-        mass = number(ctx, found.get('mass'), 1.0)
+        mass = ctx.number(found.get('mass'), 1.0)
         inertia = found.get('inertia')
         entries = first_children(inertia) if inertia is not None else {}
         ixx, ixy, ixz, iyy, iyz, izz = (
-            number(ctx, entries.get(key), default)
+            ctx.number(entries.get(key), default)
             for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0), ('iyy', 1.0),
                                  ('iyz', 0.0), ('izz', 1.0)))
         matrix = pose_from(ctx, found.get('pose')).matrix
@@ -330,33 +328,33 @@ class SdfLoader:
         origin = IDENTITY if matrix is IDENTITY_MATRIX else matrix_to_pose(matrix)
         return Inertial(mass, origin, (ixx, ixy, ixz, iyy, iyz, izz))
 
-    def _geometry(self, ctx: Ctx, element: etree._Element | None):
+    def _geometry(self, ctx: SdfContext, element: etree._Element | None):
         if element is None:
             return None
         for shape in element:
             tag = shape.tag
             if tag == 'box':
-                return Box(vector(ctx, child(shape, 'size'), 3, (1.0, 1.0, 1.0)))
+                return Box(ctx.vector(child(shape, 'size'), 3, (1.0, 1.0, 1.0)))
             if tag == 'sphere':
-                return Sphere(number(ctx, child(shape, 'radius'), 1.0))
+                return Sphere(ctx.number(child(shape, 'radius'), 1.0))
             if tag in ('cylinder', 'capsule'):
                 kind = Cylinder if tag == 'cylinder' else Capsule
-                return kind(number(ctx, child(shape, 'radius'), 1.0),
-                            number(ctx, child(shape, 'length'), 1.0))
+                return kind(ctx.number(child(shape, 'radius'), 1.0),
+                            ctx.number(child(shape, 'length'), 1.0))
             if tag == 'ellipsoid':
-                return Ellipsoid(vector(ctx, child(shape, 'radii'), 3, (1.0, 1.0, 1.0)))
+                return Ellipsoid(ctx.vector(child(shape, 'radii'), 3, (1.0, 1.0, 1.0)))
             if tag == 'plane':
-                return Plane(vector(ctx, child(shape, 'normal'), 3, (0.0, 0.0, 1.0)),
-                             vector(ctx, child(shape, 'size'), 2, (0.0, 0.0)))
+                return Plane(ctx.vector(child(shape, 'normal'), 3, (0.0, 0.0, 1.0)),
+                             ctx.vector(child(shape, 'size'), 2, (0.0, 0.0)))
             if tag == 'mesh':
                 uri = text(child(shape, 'uri'))
                 base = Path(ctx.file).resolve().parent if ctx.file else None
                 return Mesh(mesh_uri(uri, base) if uri else uri,
-                            vector(ctx, child(shape, 'scale'), 3, (1.0, 1.0, 1.0)))
+                            ctx.vector(child(shape, 'scale'), 3, (1.0, 1.0, 1.0)))
         return None
 
     # --- joints and frames ----------------------------------------------------------------
-    def joint(self, ctx: Ctx, element: etree._Element) -> SdfJoint:
+    def joint(self, ctx: SdfContext, element: etree._Element) -> SdfJoint:
         name = self.name_of(ctx, element, 'joint')
         sdf_type = element.get('type')
         if sdf_type is None:
@@ -385,42 +383,42 @@ class SdfLoader:
             joint.axis2 = SdfAxis((0.0, 1.0, 0.0))
         return joint
 
-    def _axis(self, ctx: Ctx, element: etree._Element | None) -> SdfAxis | None:
+    def _axis(self, ctx: SdfContext, element: etree._Element | None) -> SdfAxis | None:
         if element is None:
             return None
         found = first_children(element)
         xyz = found.get('xyz')
-        axis = SdfAxis(vector(ctx, xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)
+        axis = SdfAxis(ctx.vector(xyz, 3, (0.0, 0.0, 1.0)), line=element.sourceline)
         if math.hypot(*axis.xyz) < 1e-12:
             raise InvalidValueError('joint axis <xyz> has zero length', ctx.file,
                                     element.sourceline, code='ELEMENT_INVALID')
         if xyz is not None:
             axis.expressed_in = xyz.get('expressed_in', '')
-        if ctx.version < (1, 7) and boolean(ctx, found.get('use_parent_model_frame')):
+        if ctx.version < (1, 7) and ctx.boolean(found.get('use_parent_model_frame'), False):
             axis.expressed_in = MODEL_FRAME
         limit = found.get('limit')
         if limit is not None:
             bounds = first_children(limit)
-            lower = number(ctx, bounds.get('lower'), -_UNLIMITED)
-            upper = number(ctx, bounds.get('upper'), _UNLIMITED)
-            effort = number(ctx, bounds.get('effort'), -1.0)
-            velocity = number(ctx, bounds.get('velocity'), -1.0)
+            lower = ctx.number(bounds.get('lower'), -_UNLIMITED)
+            upper = ctx.number(bounds.get('upper'), _UNLIMITED)
+            effort = ctx.number(bounds.get('effort'), -1.0)
+            velocity = ctx.number(bounds.get('velocity'), -1.0)
             axis.limits = Limits(lower if abs(lower) < _UNLIMITED else None,  # (inf too)
                                  upper if abs(upper) < _UNLIMITED else None,
                                  effort if 0 <= effort < math.inf else None,
                                  velocity if 0 <= velocity < math.inf else None)
         dynamics = found.get('dynamics')
         if dynamics is not None:
-            axis.dynamics = Dynamics(number(ctx, child(dynamics, 'damping'), 0.0),
-                                     number(ctx, child(dynamics, 'friction'), 0.0))
+            axis.dynamics = Dynamics(ctx.number(child(dynamics, 'damping'), 0.0),
+                                     ctx.number(child(dynamics, 'friction'), 0.0))
         return axis
 
-    def frame(self, ctx: Ctx, element: etree._Element) -> SdfFrame:
+    def frame(self, ctx: SdfContext, element: etree._Element) -> SdfFrame:
         return SdfFrame(self.name_of(ctx, element, 'frame'), element.get('attached_to', ''),
                         pose_of(ctx, element), element.sourceline)
 
     # --- includes -------------------------------------------------------------------------
-    def include(self, ctx: Ctx, element: etree._Element, parent_name: str = ''
+    def include(self, ctx: SdfContext, element: etree._Element, parent_name: str = ''
                 ) -> list[SdfModel]:
         """The model an ``<include>`` names, with the include's overrides applied."""
         found: dict[str, etree._Element] = {}  # the first child of each tag
@@ -466,7 +464,8 @@ class SdfLoader:
                                                   self._directories)
         return found
 
-    def _included_sdf(self, ctx: Ctx, path: Path, include: etree._Element) -> SdfModel | None:
+    def _included_sdf(self, ctx: SdfContext, path: Path, include: etree._Element
+                      ) -> SdfModel | None:
         name = str(path)  # a str hashes in C; a Path in Python
         key = self._keys.get(name)
         if key is None:
@@ -512,7 +511,7 @@ class SdfLoader:
             real = self._real_dirs[parent] = os.path.realpath(parent)
         return os.path.join(real, name)
 
-    def _read_included(self, ctx: Ctx, path: Path, key: str, include: etree._Element,
+    def _read_included(self, ctx: SdfContext, path: Path, key: str, include: etree._Element,
                        root: etree._Element | None = None) -> _Parsed:
         """Read an included SDFormat file (its XML ``root`` when already parsed), charged to
         the load's budget with everything it includes."""
@@ -538,7 +537,7 @@ class SdfLoader:
         parsed.size = self.budget.bytes - size
         return parsed
 
-    def _included_other(self, ctx: Ctx, path: Path, uri: str, override: _IncludeOverrides,
+    def _included_other(self, ctx: SdfContext, path: Path, uri: str, override: _IncludeOverrides,
                         parent_name: str, include: etree._Element) -> SdfModel:
         local = override.name or path.stem
         request = interface.NestedInclude(
@@ -560,7 +559,7 @@ class SdfLoader:
         return foreign_model(self.load_nested(path), local, ctx, include.sourceline,
                              self.warnings)
 
-    def _merge_include(self, ctx: Ctx, parent: SdfModel | SdfWorld, element: etree._Element,
+    def _merge_include(self, ctx: SdfContext, parent: SdfModel | SdfWorld, element: etree._Element,
                        siblings: _Siblings) -> None:
         """``<include merge="true">``: the included model's elements join ``parent`` (a model,
         or a world from 1.10) directly, with libsdformat's proxy frame
@@ -627,7 +626,7 @@ class _Siblings:
     """Name bookkeeping of one scope (stage 2): same-kind duplicates are always errors;
     different kinds may share a name only before 1.7, where the later one is renamed."""
 
-    def __init__(self, ctx: Ctx, scope_kind: str, scope_name: str) -> None:
+    def __init__(self, ctx: SdfContext, scope_kind: str, scope_name: str) -> None:
         self.ctx = ctx
         self.scope = f'{scope_kind} {scope_name!r}'
         self.kinds: dict[str, str] = {}
@@ -642,9 +641,8 @@ class _Siblings:
                                      f'(a {other} and a {kind}); sibling names must be unique',
                                      self.ctx.file, line, code='DUPLICATE_NAME')
         renamed = f'{name}_{kind}'
-        self.ctx.warnings.append(Diagnostic(
-            f'{kind} {name!r} has the name of a {other} in {self.scope}; renamed {renamed!r} '
-            '(SDFormat < 1.7 rule)', self.ctx.file, line, 'DUPLICATE_NAME'))
+        self.ctx.warn(f'{kind} {name!r} has the name of a {other} in {self.scope}; renamed '
+                      f'{renamed!r} (SDFormat < 1.7 rule)', line, 'DUPLICATE_NAME')
         return self.claim(renamed, kind, line)
 
 
@@ -664,7 +662,7 @@ class _IncludeOverrides:
         self.plugins: tuple[SdfPlugin, ...] = ()
 
     @classmethod
-    def read(cls, loader: SdfLoader, ctx: Ctx, found: dict[str, etree._Element],
+    def read(cls, loader: SdfLoader, ctx: SdfContext, found: dict[str, etree._Element],
              plugins: list[etree._Element]) -> _IncludeOverrides:
         """The overrides of an ``<include>`` whose first child of each tag is ``found`` (its
         ``<plugin>`` children: ``plugins``)."""
@@ -688,13 +686,13 @@ class _IncludeOverrides:
                                   placement.sourceline, code='MODEL_PLACEMENT_FRAME_INVALID')
         static = found.get('static')
         if static is not None:
-            out.static = boolean(ctx, static)
+            out.static = ctx.boolean(static)
             out.static_line = static.sourceline
         if plugins:
             out.plugins = tuple(_plugin(ctx, plugin) for plugin in plugins)
         return out
 
-    def apply(self, ctx: Ctx, model: SdfModel) -> None:
+    def apply(self, ctx: SdfContext, model: SdfModel) -> None:
         if self.name:
             model.name = self.name
         if self.pose is not None:
@@ -721,7 +719,7 @@ class _IncludeOverrides:
             model.plugins += self.plugins
 
 
-def _end(ctx: Ctx, joint: str, element: etree._Element, found: dict[str, etree._Element],
+def _end(ctx: SdfContext, joint: str, element: etree._Element, found: dict[str, etree._Element],
          tag: str) -> str:
     """A joint's ``<parent>`` or ``<child>`` (``tag``): a non-empty frame name."""
     sub = found.get(tag)
@@ -743,7 +741,7 @@ def _first_static(model: SdfModel) -> str | None:
     return None
 
 
-def _plugin(ctx: Ctx, element: etree._Element) -> SdfPlugin:
+def _plugin(ctx: SdfContext, element: etree._Element) -> SdfPlugin:
     """A ``<plugin>``: kept on the model for simulators, no kinematic meaning."""
     return SdfPlugin(element.get('name', ''), element.get('filename', ''), element.sourceline)
 
@@ -754,7 +752,7 @@ def _make_static(model: SdfModel) -> None:
         _make_static(nested)
 
 
-def _merge(ctx: Ctx, element: etree._Element) -> bool:
+def _merge(ctx: SdfContext, element: etree._Element) -> bool:
     value = element.get('merge', 'false').strip().lower()
     if value not in ('true', 'false', '1', '0'):
         raise InvalidValueError(f'<include merge={value!r}> must be true or false', ctx.file,
@@ -772,20 +770,20 @@ def _limited(axis: SdfAxis | None) -> bool:
             and axis.limits.upper is not None)
 
 
-def _screw_pitch(ctx: Ctx, element: etree._Element) -> float:
+def _screw_pitch(ctx: SdfContext, element: etree._Element) -> float:
     """Translation per full turn. ``//joint/screw_thread_pitch`` (1.10) is that already;
     the older ``//joint/thread_pitch`` is in radians per metre with the opposite sign."""
     pitch = child(element, 'screw_thread_pitch')
     if pitch is not None:
-        return number(ctx, pitch, 0.0)
-    old = number(ctx, child(element, 'thread_pitch'), 1.0)
+        return ctx.number(pitch, 0.0)
+    old = ctx.number(child(element, 'thread_pitch'), 1.0)
     if old == 0.0:
         raise InvalidValueError('screw joint <thread_pitch> is 0', ctx.file,
                                 element.sourceline, code='ELEMENT_INVALID')
     return -2.0 * np.pi / old
 
 
-def _material(ctx: Ctx, material: etree._Element | None) -> Material | None:
+def _material(ctx: SdfContext, material: etree._Element | None) -> Material | None:
     if material is None:
         return None
     diffuse = child(material, 'diffuse')
@@ -793,7 +791,7 @@ def _material(ctx: Ctx, material: etree._Element | None) -> Material | None:
         diffuse = child(material, 'ambient')
     if diffuse is None:
         return None
-    values = vector(ctx, diffuse, None, ())
+    values = ctx.vector(diffuse, None, ())
     if len(values) == 3:
         (r, g, b), a = values, 1.0
     elif len(values) == 4:

@@ -6,28 +6,44 @@ libsdformat reports unreadable values as ``ELEMENT_INVALID``; so do we, with fil
 from __future__ import annotations
 
 import math
-from typing import Literal, overload
+from typing import TYPE_CHECKING
 
 import numpy as np
 from lxml import etree
 
-from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
+from robot_formats.core.errors import InvalidValueError, SchemaError
+from robot_formats.core.reading import ReadingContext
+from robot_formats.core.rotations import rpy_rows
 from robot_formats.core.transforms import quat_to_rotation
-from robot_formats.core.xmlsafe import (floats, leading_numbers, local_name, numbers,
-                                        streamed_numbers)
+from robot_formats.core.xmlsafe import leading_numbers, local_name, numbers, streamed_numbers
 from robot_formats.formats.sdformat.dom import IDENTITY, PoseSpec
 
-__all__ = ['Ctx', 'child', 'first_children', 'children', 'text', 'number', 'vector', 'boolean',
-           'pose_of', 'pose_from', 'parse_version']
+if TYPE_CHECKING:
+    from robot_formats.core.limits import LoadBudget
+
+__all__ = ['SdfContext', 'child', 'first_children', 'children', 'text', 'pose_of', 'pose_from',
+           'parse_version']
 
 
-class Ctx:
-    """The file being read (for error locations), its spec version and the warnings sink."""
+class SdfContext(ReadingContext):
+    """The reading context of an SDFormat document: its spec version (1.5/1.6 spell a pose's
+    frame differently), and libsdformat's rules for numbers (:meth:`read_past`; ``inf`` is
+    read wherever a number is) and for the error code of a bad value (``ELEMENT_INVALID``)."""
 
-    def __init__(self, file: str | None, warnings: list, version: tuple[int, int]) -> None:
-        self.file = file
-        self.warnings = warnings
+    __slots__ = ('version',)
+
+    boolean_code = 'ELEMENT_INVALID'
+    reads_infinity = True
+
+    def __init__(self, file: str | None, warnings: list, version: tuple[int, int],
+                 budget: LoadBudget | None = None) -> None:
+        super().__init__(file, warnings, budget)
         self.version = version
+
+    def read_past(self, element: etree._Element, text: str, count: int | None,
+                  attribute: str | None) -> tuple[float, ...]:
+        """Values and vectors as libsdformat streams them (:func:`_lenient`)."""
+        return _lenient(self, element, text, count, streamed=True)
 
 
 def child(element: etree._Element, tag: str) -> etree._Element | None:
@@ -57,80 +73,25 @@ def text(element: etree._Element | None, default: str = '') -> str:
     return (element.text or '').strip()
 
 
-def number(ctx: Ctx, element: etree._Element | None, default: float) -> float:
-    """One finite float from the element's text, ``default`` when the element is absent."""
-    if element is None:
-        return default
-    value = (element.text or '').strip()
-    if value.lower() in ('inf', '+inf', 'infinity'):
-        return math.inf
-    if value.lower() in ('-inf', '-infinity'):
-        return -math.inf
-    return _lenient(ctx, element, value, 1, streamed=True)[0]
-
-
-@overload
-def vector(ctx: Ctx, element: etree._Element | None, count: Literal[3],
-           default: tuple[float, float, float]) -> tuple[float, float, float]: ...
-
-
-@overload
-def vector(ctx: Ctx, element: etree._Element | None, count: Literal[2],
-           default: tuple[float, float]) -> tuple[float, float]: ...
-
-
-@overload
-def vector(ctx: Ctx, element: etree._Element | None, count: int | None,
-           default: tuple[float, ...]) -> tuple[float, ...]: ...
-
-
-def vector(ctx: Ctx, element: etree._Element | None, count: int | None,
-           default: tuple[float, ...]) -> tuple[float, ...]:
-    """``count`` numbers (any number: None) of the element's text, read as libsdformat reads
-    them (:func:`_lenient`); ``default`` when there is no element. Typed by the count."""
-    if element is None:
-        return default
-    return _lenient(ctx, element, element.text or '', count, streamed=True)
-
-
-def _lenient(ctx: Ctx, element: etree._Element, text: str, count: int | None, streamed: bool
-             ) -> tuple[float, ...]:
-    """``count`` numbers, read strictly; where that fails, as libsdformat 12 reads them, with an
+def _lenient(ctx: SdfContext, element: etree._Element, text: str, count: int | None,
+             streamed: bool) -> tuple[float, ...]:
+    """``count`` numbers, which the strict reader refuses, as libsdformat 12 reads them, with an
     ``SDF_NUMBER`` warning: values and vectors through a C++ stream (``0.5"`` is 0.5, and the
     stream stops after ``count`` values), pose and colour entries (any count: ``count`` None)
     each through ``std::stod`` (``0"`` is 0).
     Text libsdformat cannot read either raises the strict reader's error."""
-    try:
-        strict: tuple[float, ...] | None = numbers(text)
-    except ValueError:
-        strict = None
-    if strict is not None and (count is None or len(strict) == count):
-        return strict
     what = f'<{local_name(element)}>'
     values = (streamed_numbers(text, count) if streamed and count else
               leading_numbers(text))  # decimal: hexadecimal entries stay refused
     if values is None or (count is not None and len(values) != count):
-        # libsdformat refuses it too: the strict reader's error (floats raises it)
-        return floats(text, ctx.file, element.sourceline, what, count)
-    ctx.warnings.append(Diagnostic(
-        f'{what} {text.strip()!r} has characters libsdformat reads past; read as '
-        f'{" ".join(f"{v:g}" for v in values)}', ctx.file, element.sourceline, 'SDF_NUMBER'))
+        # libsdformat refuses it too: the strict reader's error
+        return ReadingContext.read_past(ctx, element, text, count, None)
+    ctx.warn(f'{what} {text.strip()!r} has characters libsdformat reads past; read as '
+             f'{" ".join(f"{v:g}" for v in values)}', element.sourceline, 'SDF_NUMBER')
     return values
 
 
-def boolean(ctx: Ctx, element: etree._Element | None, default: bool = False) -> bool:
-    if element is None:
-        return default
-    value = (element.text or '').strip().lower()
-    if value in ('1', 'true'):
-        return True
-    if value in ('0', 'false'):
-        return False
-    raise InvalidValueError(f'<{local_name(element)}> must be true/false or 1/0, not {value!r}',
-                            ctx.file, element.sourceline, code='ELEMENT_INVALID')
-
-
-def pose_of(ctx: Ctx, holder: etree._Element) -> PoseSpec:
+def pose_of(ctx: SdfContext, holder: etree._Element) -> PoseSpec:
     """The holder's ``<pose>``: identity when absent or empty; ``relative_to`` as written.
 
     Forms: ``x y z roll pitch yaw`` (radians, or degrees with ``degrees="true"``) and
@@ -139,7 +100,7 @@ def pose_of(ctx: Ctx, holder: etree._Element) -> PoseSpec:
     return pose_from(ctx, child(holder, 'pose'))
 
 
-def pose_from(ctx: Ctx, element: etree._Element | None) -> PoseSpec:
+def pose_from(ctx: SdfContext, element: etree._Element | None) -> PoseSpec:
     """:func:`pose_of` for the ``<pose>`` element itself (None: absent), for readers that
     collect an element's children in one pass."""
     if element is None:
@@ -157,7 +118,7 @@ _IDENTITY = IDENTITY
 _ABSENT = PoseSpec(_IDENTITY)
 
 
-def _pose_matrix(ctx: Ctx, element: etree._Element) -> np.ndarray:
+def _pose_matrix(ctx: SdfContext, element: etree._Element) -> np.ndarray:
     body = (element.text or '').strip()
     if not body:
         return _IDENTITY
@@ -196,23 +157,12 @@ def _xyz_rpy_matrix(x: float, y: float, z: float, roll: float, pitch: float, yaw
         out = _IDENTITY.copy()
         out[0, 3], out[1, 3], out[2, 3] = x, y, z
         return out
-    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = _rpy_rotation(roll, pitch, yaw)
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = rpy_rows(roll, pitch, yaw)
     return np.array((r00, r01, r02, x, r10, r11, r12, y, r20, r21, r22, z,
                      0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
 
 
-def _rpy_rotation(roll: float, pitch: float, yaw: float) -> list[list[float]]:
-    """Rz(yaw) · Ry(pitch) · Rx(roll) in closed form, as plain floats (the pose's matrix is
-    made from them in one ``np.array`` call)."""
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-            [-sp, cp * sr, cp * cr]]
-
-
-def _degrees(ctx: Ctx, element: etree._Element) -> bool:
+def _degrees(ctx: SdfContext, element: etree._Element) -> bool:
     value = element.get('degrees', 'false').strip().lower()
     if value in ('1', 'true'):
         return True
@@ -222,9 +172,16 @@ def _degrees(ctx: Ctx, element: etree._Element) -> bool:
                             element.sourceline, code='ATTRIBUTE_INVALID')
 
 
-def _pose_numbers(ctx: Ctx, element: etree._Element, count: int) -> tuple[float, ...]:
+def _pose_numbers(ctx: SdfContext, element: etree._Element, count: int) -> tuple[float, ...]:
+    text = element.text or ''
     try:
-        return _lenient(ctx, element, element.text or '', count, streamed=False)
+        strict: tuple[float, ...] | None = numbers(text)
+    except ValueError:
+        strict = None
+    if strict is not None and len(strict) == count:
+        return strict
+    try:
+        return _lenient(ctx, element, text, count, streamed=False)
     except InvalidValueError as err:
         raise InvalidValueError(err.message, ctx.file, element.sourceline,
                                 code='ELEMENT_INVALID') from None

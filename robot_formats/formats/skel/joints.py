@@ -14,13 +14,13 @@ import math
 from math import isfinite
 from lxml import etree
 
-from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError, UnsupportedError
+from robot_formats.core.errors import InvalidValueError, SchemaError, UnsupportedError
 from robot_formats.core.model import (DOF_SUFFIXES, WORLD, DofDynamics, Dynamics, JointType, Limits,
                                       Vec3)
-from robot_formats.core.xmlsafe import attr_float, local_name, required_attr
+from robot_formats.core.xmlsafe import local_name, required_attr
 from robot_formats.formats.skel.rigid import Rigid
-from robot_formats.formats.skel.values import (Ctx, child, children, index, number, require,
-                                               transformation, vector, warn)
+from robot_formats.formats.skel.values import (SkelContext, child, children, index, require,
+                                               transformation)
 
 Kids = dict[str, etree._Element]  # an element's children by name (see values.index)
 
@@ -89,7 +89,8 @@ _DOFS = {kind: len(suffixes) for kind, suffixes in DOF_SUFFIXES.items()}
 _COUNTS = {kind: (count, _AXES_READ.get(kind, 0)) for kind, count in _DOFS.items()}
 
 
-def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str) -> str | None:
+def _name_of(ctx: SkelContext, element: etree._Element, kids: Kids, tag: str, joint: str
+             ) -> str | None:
     """The body named by ``<parent>``/``<child>``, or None (with a warning) when the joint names
     none: DART then drops the joint (no child) or makes it a root joint (no parent)."""
     sub = kids.get(tag)
@@ -98,16 +99,16 @@ def _name_of(ctx: Ctx, element: etree._Element, kids: Kids, tag: str, joint: str
         what = f'no <{tag}>' if sub is None else f'an empty <{tag}>'
         effect = ('the joint is ignored, as DART ignores it' if tag == 'child' else
                   'its parent is the world, as DART reads it')
-        warn(ctx, f'joint {joint!r} has {what}; {effect}', element.sourceline,
+        ctx.warn(f'joint {joint!r} has {what}; {effect}', element.sourceline,
              'SKEL_MISSING_ELEMENT')
         return None
     return text
 
 
-def _unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, float]:
+def _unit(ctx: SkelContext, element: etree._Element, joint: str) -> tuple[Vec3, float]:
     """An ``<axis*>``'s ``<xyz>`` as written, and its length (plain floats)."""
     xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {joint!r}')
-    xyz = vector(ctx, xyz_el)
+    xyz = ctx.vector(xyz_el, 3)
     norm = math.hypot(*xyz)  # hypot: no overflow for huge values
     if norm < 1e-12:
         raise InvalidValueError(f'joint {joint!r} has a zero-length axis', ctx.file,
@@ -115,17 +116,17 @@ def _unit(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, float]:
     return xyz, norm
 
 
-def _axis_unit(ctx: Ctx, element: etree._Element, xyz_el: etree._Element | None,
+def _axis_unit(ctx: SkelContext, element: etree._Element, xyz_el: etree._Element | None,
                raw: RawJoint) -> Vec3:
     """A 1-DoF joint's ``<axis><xyz>`` (``xyz_el``, found by the caller) normalised, in plain
     floats. A zero axis: DART keeps a coordinate that moves nothing; the model has no such
     joint, so it becomes a fixed joint (same frames), with a warning."""
     if xyz_el is None:  # raises
         xyz_el = require(ctx, element, 'xyz', f'<{local_name(element)}> of joint {raw.name!r}')
-    x, y, z = vector(ctx, xyz_el)
+    x, y, z = ctx.vector(xyz_el, 3)
     norm = math.hypot(x, y, z)  # hypot: no overflow for huge values
     if norm < 1e-12:
-        warn(ctx, f'{raw.kind.value} joint {raw.name!r} has a zero-length axis: it moves '
+        ctx.warn(f'{raw.kind.value} joint {raw.name!r} has a zero-length axis: it moves '
              'nothing in DART; read as a fixed joint', xyz_el.sourceline,
              'SKEL_ZERO_AXIS')
         raw.kind = JointType.FIXED
@@ -138,14 +139,15 @@ _DEFAULT_AXES = {'axis': (0.0, 0.0, 1.0), 'universal axis': (1.0, 0.0, 0.0),
                  'universal axis2': (0.0, 1.0, 0.0)}
 
 
-def _missing_axis(ctx: Ctx, element: etree._Element, raw: RawJoint, tag: str, key: str) -> Vec3:
+def _missing_axis(ctx: SkelContext, element: etree._Element, raw: RawJoint, tag: str, key: str
+                  ) -> Vec3:
     default = _DEFAULT_AXES[key]
-    warn(ctx, f'{raw.kind.value} joint {raw.name!r} has no <{tag}>; DART 6.20 uses '
+    ctx.warn(f'{raw.kind.value} joint {raw.name!r} has no <{tag}>; DART 6.20 uses '
          f'{" ".join(f"{v:g}" for v in default)}', element.sourceline, 'SKEL_MISSING_AXIS')
     return default
 
 
-def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint,
+def _axes(ctx: SkelContext, element: etree._Element, kids: Kids, raw: RawJoint,
           axis_kids: dict[str, Kids]) -> None:
     """The joint's axes; ``axis_kids`` collects each ``<axis*>`` read's :func:`~.values.index`
     (for :func:`_limits_and_dynamics`: every axis' children are looked at once)."""
@@ -171,7 +173,7 @@ def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint,
             order_el = require(ctx, element, 'axis_order', f'euler joint {raw.name!r}')
         order = (order_el.text or '').strip()
         if order not in ('xyz', 'zyx'):
-            warn(ctx, f'euler joint {raw.name!r} has <axis_order> {order!r}; DART reads only '
+            ctx.warn(f'euler joint {raw.name!r} has <axis_order> {order!r}; DART reads only '
                  "'xyz' and 'zyx' and keeps 'xyz'", order_el.sourceline,
                  'SKEL_AXIS_ORDER')
             order = 'xyz'
@@ -180,7 +182,7 @@ def _axes(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint,
         raw.axis, raw.axis2 = _plane(ctx, element, raw.name)
 
 
-def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
+def _plane(ctx: SkelContext, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
     """In-plane translation axes t1, t2 (rotation about t1 × t2), as DART's plane types."""
     plane = child(element, 'plane')
     kind = None if plane is None else plane.get('type')
@@ -188,7 +190,7 @@ def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
         return _PLANES[kind]
     if plane is None or kind != 'arbitrary':
         what = 'no <plane>' if plane is None else f'<plane type> {kind!r}'
-        warn(ctx, f'planar joint {joint!r} has {what} (xy, yz, zx or arbitrary); DART 6.20 '
+        ctx.warn(f'planar joint {joint!r} has {what} (xy, yz, zx or arbitrary); DART 6.20 '
              'uses the XY plane', (element if plane is None else plane).sourceline,
              'SKEL_PLANE')
         return _PLANES['xy']
@@ -204,7 +206,7 @@ def _plane(ctx: Ctx, element: etree._Element, joint: str) -> tuple[Vec3, Vec3]:
     return (x1, y1, z1), (x2 / norm, y2 / norm, z2 / norm)
 
 
-def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: RawJoint,
+def _limits_and_dynamics(ctx: SkelContext, element: etree._Element, kids: Kids, raw: RawJoint,
                          axis_kids: dict[str, Kids]) -> None:
     """Per-DoF position limits, dynamics, bounds, initial positions and velocities.
 
@@ -238,7 +240,7 @@ def _limits_and_dynamics(ctx: Ctx, element: etree._Element, kids: Kids, raw: Raw
     for values in dofs:
         lower, upper = position = values.position
         if lower > upper:
-            warn(ctx, f'joint {raw.name!r}: lower limit {lower:g} is above upper '
+            ctx.warn(f'joint {raw.name!r}: lower limit {lower:g} is above upper '
                  f'limit {upper:g}; read in order (DART keeps them inverted, which '
                  'no position satisfies)', raw.line, 'SKEL_LIMIT_ORDER')
             position.reverse()
@@ -289,7 +291,7 @@ class _DofValues:
 _AXIS_VALUES = frozenset(('limit', 'damping', 'dynamics'))
 
 
-def _axis_values(ctx: Ctx, kids: Kids, values: _DofValues) -> None:
+def _axis_values(ctx: SkelContext, kids: Kids, values: _DofValues) -> None:
     """``<limit>`` lower/upper, ``<dynamics>``, and the old ``<damping>`` directly in the axis
     (DART still reads it, with a deprecation warning; ``<dynamics><damping>`` wins); ``kids``
     is the axis' :func:`~.values.index`."""
@@ -298,13 +300,13 @@ def _axis_values(ctx: Ctx, kids: Kids, values: _DofValues) -> None:
         bounds = index(limit)
         sub = bounds.get('lower')
         if sub is not None:
-            values.position[0] = number(ctx, sub, allow_inf=True)
+            values.position[0] = ctx.number(sub, infinite=True)
         sub = bounds.get('upper')
         if sub is not None:
-            values.position[1] = number(ctx, sub, allow_inf=True)
+            values.position[1] = ctx.number(sub, infinite=True)
     old_damping = kids.get('damping')
     if old_damping is not None:
-        values.damping, values.damping_stated = number(ctx, old_damping), True
+        values.damping, values.damping_stated = ctx.number(old_damping), True
         values.plain = False
     dynamics = kids.get('dynamics')
     if dynamics is None:
@@ -314,12 +316,12 @@ def _axis_values(ctx: Ctx, kids: Kids, values: _DofValues) -> None:
     for tag, attribute in _DYNAMICS_TAGS:
         sub = parts.get(tag)
         if sub is not None:
-            setattr(values, attribute, number(ctx, sub))
+            setattr(values, attribute, ctx.number(sub))
             if attribute in ('damping', 'friction'):
                 setattr(values, attribute + '_stated', True)
 
 
-def _initial_vector(ctx: Ctx, sub: etree._Element | None, tag: str, raw: RawJoint
+def _initial_vector(ctx: SkelContext, sub: etree._Element | None, tag: str, raw: RawJoint
                     ) -> list[float]:
     """``<init_pos>``/``<init_vel>``: one value per DoF. DART refuses an empty one, drops extra
     values and reads uninitialised memory past a short one (measured: -inf, then an identity
@@ -329,18 +331,18 @@ def _initial_vector(ctx: Ctx, sub: etree._Element | None, tag: str, raw: RawJoin
     if not (sub.text or '').strip():
         raise SchemaError(f'joint {raw.name!r} has an empty <{tag}> (DART refuses it)',
                           ctx.file, sub.sourceline)
-    values = list(vector(ctx, sub, None))
+    values = list(ctx.vector(sub, None))
     if len(values) != raw.dofs:
         action = ('the rest ignored, as DART ignores them' if len(values) > raw.dofs else
                   'the rest read as 0 (DART reads undefined values there)')
-        warn(ctx, f'{raw.kind.value} joint {raw.name!r} has {raw.dofs} degree(s) of freedom but '
+        ctx.warn(f'{raw.kind.value} joint {raw.name!r} has {raw.dofs} degree(s) of freedom but '
              f'<{tag}> gives {len(values)} values; {action}', sub.sourceline,
              'SKEL_INITIAL_VECTOR')
         values = (values + [0.0] * raw.dofs)[:raw.dofs]
     return values
 
 
-def _dof_values(ctx: Ctx, dof: etree._Element, values: _DofValues, raw: RawJoint,
+def _dof_values(ctx: SkelContext, dof: etree._Element, values: _DofValues, raw: RawJoint,
                 index: int) -> None:
     """``<dof>``: ``<position|velocity|acceleration|force lower upper initial>``; an initial
     position or velocity overrides init_pos/init_vel (DART ignores the other initial values)."""
@@ -357,20 +359,20 @@ def _dof_values(ctx: Ctx, dof: etree._Element, values: _DofValues, raw: RawJoint
             bounds = values.bounds[kind]
         for side, attribute in enumerate(('lower', 'upper')):
             if sub.get(attribute) is not None:
-                bounds[side] = attr_float(sub, attribute, ctx.file)
+                bounds[side] = ctx.number(sub, attribute=attribute)
         if sub.get('initial') is not None and kind in ('position', 'velocity'):
             target = raw.initial if kind == 'position' else raw.velocities
-            target[index] = attr_float(sub, 'initial', ctx.file)
+            target[index] = ctx.number(sub, attribute='initial')
 
 
-def _dof_index(ctx: Ctx, dof: etree._Element, raw: RawJoint) -> int | None:
+def _dof_index(ctx: SkelContext, dof: etree._Element, raw: RawJoint) -> int | None:
     if dof.get('local_index') is None:
         if raw.dofs == 1:
             return 0
-        warn(ctx, f'<dof> of {raw.dofs}-DoF joint {raw.name!r} has no local_index; ignored, as '
+        ctx.warn(f'<dof> of {raw.dofs}-DoF joint {raw.name!r} has no local_index; ignored, as '
              'DART ignores it', dof.sourceline, 'SKEL_MALFORMED_ELEMENT')
         return None
-    index = attr_float(dof, 'local_index', ctx.file)
+    index = ctx.number(dof, attribute='local_index')
     if index != int(index) or not 0 <= index < raw.dofs:
         raise InvalidValueError(f'<dof local_index> {index:g} is not a coordinate of '
                                 f'{raw.kind.value} joint {raw.name!r} (0..{raw.dofs - 1})',
@@ -378,7 +380,7 @@ def _dof_index(ctx: Ctx, dof: etree._Element, raw: RawJoint) -> int | None:
     return int(index)
 
 
-def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint | None:
+def read_joint(ctx: SkelContext, element: etree._Element) -> RawJoint | None:
     """One ``<joint>``, or None for a joint DART discards (an unknown type, no child body; with
     a warning); raises a FormatError subclass for anything DART would not build."""
     name = element.get('name')
@@ -394,7 +396,7 @@ def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint | None:
                                element.sourceline)
     kind = _KINDS.get(type_name)
     if kind is None:
-        warn(ctx, f'joint {name!r} has unknown type {type_name!r}; the joint is ignored, as DART '
+        ctx.warn(f'joint {name!r} has unknown type {type_name!r}; the joint is ignored, as DART '
              f'ignores it (SKEL joint types: {", ".join(_KINDS)})', element.sourceline,
              'SKEL_UNKNOWN_JOINT_TYPE')
         return None
@@ -419,7 +421,7 @@ def read_joint(ctx: Ctx, element: etree._Element) -> RawJoint | None:
     return raw
 
 
-def _actuator(ctx: Ctx, element: etree._Element, joint: str) -> str:
+def _actuator(ctx: SkelContext, element: etree._Element, joint: str) -> str:
     """The ``actuator`` attribute; an unknown one means force with a warning, as in DART (which
     prints an error and keeps loading with its default)."""
     value = element.get('actuator')
@@ -427,8 +429,7 @@ def _actuator(ctx: Ctx, element: etree._Element, joint: str) -> str:
         return 'force'
     actuator = _ACTUATORS.get(value.strip())
     if actuator is None:
-        ctx.warnings.append(Diagnostic(
-            f'joint {joint!r}: unknown actuator {value!r}, using force as DART does (known: '
-            f'{", ".join(_ACTUATORS)})', ctx.file, element.sourceline))
+        ctx.warn(f'joint {joint!r}: unknown actuator {value!r}, using force as DART does '
+                 f'(known: {", ".join(_ACTUATORS)})', element.sourceline, 'WARNING')
         return 'force'
     return actuator

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -43,11 +44,13 @@ from robot_formats.formats.skel.joints import RawJoint, read_joint
 from robot_formats.formats.skel.rigid import IDENTITY_POSE, Rigid, compose, inverse, to_pose
 from robot_formats.formats.skel.shapes import (mesh_bounds, read_geometry, shape_inertia,
                                                shape_volume, soft_body)
-from robot_formats.formats.skel.values import (IDENTITY, Ctx, boolean, child, index, number,
-                                               require, tagged_children, transformation, vector,
-                                               warn)
+from robot_formats.formats.skel.values import (IDENTITY, SkelContext, child, index, require,
+                                               tagged_children, transformation)
 
-__all__ = ['read_skel', 'parse_skel_element']
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['read_skel', 'read_element', 'parse_skel_element']
 
 _MOMENTS = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 
@@ -58,10 +61,16 @@ def read_skel(path: str | Path, warnings: list[Diagnostic] | None = None) -> Sce
     return parse_skel_element(read_xml(path, warnings, ('skel',)), str(path), warnings)
 
 
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of SKEL (``FormatSpec.reader``): :func:`parse_skel_element`."""
+    return parse_skel_element(root, str(path), warnings)
+
+
 def parse_skel_element(root: etree._Element, file: str | None,
                        warnings: list[Diagnostic]) -> Scene:
     """Build a scene from an already parsed ``<skel>`` element."""
-    ctx = Ctx(file, warnings)
+    ctx = SkelContext(file, warnings)
     if local_name(root) != 'skel':
         raise SchemaError(f'a SKEL document has a <skel> root, not <{local_name(root)}>', file,
                           root.sourceline)
@@ -92,7 +101,7 @@ def _unique(name: str, taken: set[str]) -> str:
     return out
 
 
-def _physics(ctx: Ctx, element: etree._Element | None) -> dict[str, object]:
+def _physics(ctx: SkelContext, element: etree._Element | None) -> dict[str, object]:
     """The world's ``<physics>`` (``element``; None: DART's defaults)."""
     physics: dict[str, object] = {'time_step': 0.001, 'gravity': (0.0, 0.0, -9.81)}
     if element is None:
@@ -101,9 +110,9 @@ def _physics(ctx: Ctx, element: etree._Element | None) -> dict[str, object]:
     step, gravity, detector = (kids.get('time_step'), kids.get('gravity'),
                                kids.get('collision_detector'))
     if step is not None:
-        physics['time_step'] = number(ctx, step)
+        physics['time_step'] = ctx.number(step)
     if gravity is not None:
-        physics['gravity'] = vector(ctx, gravity)
+        physics['gravity'] = ctx.vector(gravity, 3)
     if detector is not None and (detector.text or '').strip():
         physics['collision_detector'] = detector.text.strip()
     return physics
@@ -125,7 +134,7 @@ def _body_parts(element: etree._Element
     return kids, holders
 
 
-def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._Element],
+def _body(ctx: SkelContext, element: etree._Element, name: str, kids: dict[str, etree._Element],
           holders: list[tuple[str, etree._Element]]) -> Link:
     """One ``<body>``; ``kids`` and ``holders`` are its :func:`_body_parts`."""
     visuals: list[Visual] = []
@@ -155,23 +164,23 @@ def _body(ctx: Ctx, element: etree._Element, name: str, kids: dict[str, etree._E
                 collisions.append(Collision(geometry, origin))
     inertial = _inertial(ctx, kids.get('inertia'), name, solids)
     sub = kids.get('gravity')
-    gravity = True if sub is None else boolean(ctx, sub)
+    gravity = True if sub is None else ctx.boolean(sub)
     sub = kids.get('self_collide')
     return Link(name, inertial, tuple(visuals), tuple(collisions), element.sourceline, gravity,
-                None if sub is None else boolean(ctx, sub), soft)
+                None if sub is None else ctx.boolean(sub), soft)
 
 
 #: The shape elements of a body (local names; document order is kept).
 _SHAPE_HOLDERS = frozenset(('visualization_shape', 'collision_shape', 'soft_shape'))
 
 
-def _material(ctx: Ctx, color: etree._Element | None) -> Material | None:
+def _material(ctx: SkelContext, color: etree._Element | None) -> Material | None:
     """A shape's ``<color>``: 3 or 4 numbers; another count is ignored, as DART ignores it."""
     if color is None:
         return None
-    rgb = vector(ctx, color, None)
+    rgb = ctx.vector(color, None)
     if len(rgb) not in (3, 4):
-        warn(ctx, f'<color> needs 3 or 4 numbers, not {len(rgb)}; ignored, as DART ignores it',
+        ctx.warn(f'<color> needs 3 or 4 numbers, not {len(rgb)}; ignored, as DART ignores it',
              color.sourceline, 'SKEL_MALFORMED_ELEMENT')
         return None
     if len(rgb) == 3:
@@ -181,7 +190,7 @@ def _material(ctx: Ctx, color: etree._Element | None) -> Material | None:
     return Material(None, (r, g, b, a))
 
 
-def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
+def _inertial(ctx: SkelContext, element: etree._Element | None, name: str,
               solids: list[tuple[object, Rigid]]) -> Inertial:
     if element is None:
         return Inertial(1.0, Pose(), (1.0, 0.0, 0.0, 1.0, 0.0, 1.0))
@@ -189,22 +198,22 @@ def _inertial(ctx: Ctx, element: etree._Element | None, name: str,
     mass_el = parts.get('mass')
     if mass_el is None:  # raises
         mass_el = require(ctx, element, 'mass', f'<inertia> of body {name!r}')
-    mass = number(ctx, mass_el)
+    mass = ctx.number(mass_el)
     offset_el = parts.get('offset')
-    com: Vec3 = vector(ctx, offset_el) if offset_el is not None else _ORIGIN
+    com: Vec3 = ctx.vector(offset_el, 3) if offset_el is not None else _ORIGIN
     moments = parts.get('moment_of_inertia')
     inertia: Inertia | None
     if moments is not None:
         values = index(moments)
-        ixx, ixy, ixz, iyy, iyz, izz = [number(ctx, values[key] if key in values else
+        ixx, ixy, ixz, iyy, iyz, izz = [ctx.number(values[key] if key in values else
                                                require(ctx, moments, key)) for key in _MOMENTS]
         inertia = (ixx, ixy, ixz, iyy, iyz, izz)
     else:
         inertia = _composite_inertia(solids, mass, com, ctx.meshes)
         if inertia is None:
-            ctx.warnings.append(Diagnostic(
-                f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape robot_formats '
-                'can compute it from; using the identity', ctx.file, element.sourceline))
+            ctx.warn(f'body {name!r}: <inertia> has no <moment_of_inertia> and no shape '
+                     'robot_formats can compute it from; using the identity', element.sourceline,
+                     'WARNING')
             inertia = (1.0, 0.0, 0.0, 1.0, 0.0, 1.0)
         if not math.isfinite(sum(inertia)) and not all(map(math.isfinite, inertia)):
             raise InvalidValueError(f'body {name!r}: the inertia computed from its shapes is '
@@ -220,7 +229,7 @@ Inertia = tuple[float, float, float, float, float, float]
 
 # --- skeletons ------------------------------------------------------------------------------------
 
-def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
+def _skeleton(ctx: SkelContext, element: etree._Element, name: str) -> Model:
     kids: dict[str, etree._Element] = {}  # one pass: the first child of each name, all bodies
     body_elements: list[etree._Element] = []  # and joints
     joint_elements: list[etree._Element] = []
@@ -238,7 +247,7 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
         if body_name is None:
             required_attr(body, 'name', ctx.file)  # raises
         if body_name in bodies:
-            warn(ctx, f'skeleton {name!r} has a second body named {body_name!r} (the first is '
+            ctx.warn(f'skeleton {name!r} has a second body named {body_name!r} (the first is '
                  f'on line {bodies[body_name].sourceline}); ignored, as DART discards it',
                  body.sourceline, 'SKEL_DUPLICATE_NAME')
             continue
@@ -270,14 +279,14 @@ def _skeleton(ctx: Ctx, element: etree._Element, name: str) -> Model:
                  initial_positions=initial, source=ctx.file, initial_velocities=velocities)
 
 
-def _mobile(ctx: Ctx, kids: dict[str, etree._Element]) -> bool:
+def _mobile(ctx: SkelContext, kids: dict[str, etree._Element]) -> bool:
     mobile, immobile = kids.get('mobile'), kids.get('immobile')
     if mobile is not None:
-        return boolean(ctx, mobile)
-    return not boolean(ctx, immobile) if immobile is not None else True
+        return ctx.boolean(mobile)
+    return not ctx.boolean(immobile) if immobile is not None else True
 
 
-def _joints_by_child(ctx: Ctx, elements: list[etree._Element],
+def _joints_by_child(ctx: SkelContext, elements: list[etree._Element],
                      bodies: dict[str, etree._Element]) -> dict[str, RawJoint]:
     """Joints (``elements``) keyed by child body, in file order, every reference checked."""
     by_child: dict[str, RawJoint] = {}
@@ -286,12 +295,12 @@ def _joints_by_child(ctx: Ctx, elements: list[etree._Element],
         if joint is None:  # a joint DART discards (warned)
             continue
         if joint.parent != WORLD and joint.parent not in bodies:
-            warn(ctx, f'joint {joint.name!r} names parent body {joint.parent!r}, which this '
+            ctx.warn(f'joint {joint.name!r} names parent body {joint.parent!r}, which this '
                  'skeleton does not have; the joint is ignored, as DART ignores it (DART '
                  'crashes on some such files)', joint.line, 'SKEL_UNKNOWN_BODY')
             continue
         if joint.child not in bodies:
-            warn(ctx, f'joint {joint.name!r} names child body {joint.child!r}, which this '
+            ctx.warn(f'joint {joint.name!r} names child body {joint.child!r}, which this '
                  'skeleton does not have; the joint is ignored, as DART ignores it',
                  joint.line, 'SKEL_UNKNOWN_BODY')
             continue
@@ -299,7 +308,7 @@ def _joints_by_child(ctx: Ctx, elements: list[etree._Element],
             raise CycleError(f'joint {joint.name!r} has body {joint.child!r} as both parent and '
                              'child', ctx.file, joint.line)
         if joint.child in by_child:
-            warn(ctx, f'body {joint.child!r} is the child of two joints '
+            ctx.warn(f'body {joint.child!r} is the child of two joints '
                  f'({by_child[joint.child].name!r} and {joint.name!r}); the second is ignored, '
                  'as DART discards it', joint.line, 'SKEL_SECOND_PARENT')
             continue
@@ -307,7 +316,7 @@ def _joints_by_child(ctx: Ctx, elements: list[etree._Element],
     return by_child
 
 
-def _creation_order(ctx: Ctx, by_child: dict[str, RawJoint]) -> list[RawJoint]:
+def _creation_order(ctx: SkelContext, by_child: dict[str, RawJoint]) -> list[RawJoint]:
     """DART's build order: take the first pending joint, climb to the topmost pending ancestor
     joint, build it (after an implicit free ``root`` joint if its parent body has no joint),
     repeat. This is the body index order, hence the generalized-coordinate order."""

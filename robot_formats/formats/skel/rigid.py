@@ -12,10 +12,8 @@ returned).
 
 from __future__ import annotations
 
-import math
-
 from robot_formats.core.model import Pose
-from robot_formats.core.transforms import entries_to_quat
+from robot_formats.core.rotations import entries_to_quat, xyz_euler_entries
 
 __all__ = ['Rigid', 'IDENTITY', 'IDENTITY_POSE', 'from_xyz_euler', 'translation', 'compose',
            'inverse', 'to_pose', 'origin']
@@ -29,12 +27,7 @@ IDENTITY_POSE = Pose()
 
 def from_xyz_euler(x: float, y: float, z: float, rx: float, ry: float, rz: float) -> Rigid:
     """Translation (x, y, z) and rotation Rx(rx)·Ry(ry)·Rz(rz) (DART's XYZ Euler)."""
-    cx, sx, cy, sy = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry)
-    cz, sz = math.cos(rz), math.sin(rz)
-    return (cy * cz, -cy * sz, sy,
-            cx * sz + sx * sy * cz, cx * cz - sx * sy * sz, -sx * cy,
-            sx * sz - cx * sy * cz, sx * cz + cx * sy * sz, cx * cy,
-            x, y, z)
+    return (*xyz_euler_entries(rx, ry, rz), x, y, z)
 
 
 def translation(x: float, y: float, z: float) -> Rigid:

@@ -33,8 +33,8 @@ from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, G
                                       Plane, Pose, SoftBody, Sphere, Vec3, vec3)
 from robot_formats.core.xmlsafe import local_name
 from robot_formats.formats.skel.rigid import IDENTITY, Rigid, translation
-from robot_formats.formats.skel.values import (Ctx, child, children, number, require,
-                                               tagged_children, vector, warn)
+from robot_formats.formats.skel.values import (SkelContext, child, children, require,
+                                               tagged_children)
 
 __all__ = ['read_geometry', 'shape_inertia', 'shape_volume', 'mesh_extents', 'mesh_bounds',
            'MeshBounds', 'MultiSphere', 'Pyramid', 'soft_body', 'SHAPE_PRIORITY']
@@ -75,32 +75,32 @@ SHAPE_PRIORITY = ('sphere', 'box', 'ellipsoid', 'cylinder', 'capsule', 'cone', '
                   'plane', 'multi_sphere', 'mesh')
 
 
-def _size_value(ctx: Ctx, element: etree._Element, tag: str, default: float = 1.0) -> float:
+def _size_value(ctx: SkelContext, element: etree._Element, tag: str, default: float = 1.0) -> float:
     """A radius, height or base length: DART's shapes ignore a value that is not positive and
     keep their default (1 m), so a zero or negative one becomes that, with a warning."""
     sub = require(ctx, element, tag)
-    value = number(ctx, sub)
+    value = ctx.number(sub)
     if value <= 0:
-        warn(ctx, f'<{tag}> {value:g} is not positive; DART 6.20 ignores it and keeps its '
+        ctx.warn(f'<{tag}> {value:g} is not positive; DART 6.20 ignores it and keeps its '
              f'default of {default:g} m', sub.sourceline, 'SKEL_INVALID_SIZE')
         return default
     return value
 
 
-def _size(ctx: Ctx, element: etree._Element) -> tuple[float, float, float]:
+def _size(ctx: SkelContext, element: etree._Element) -> tuple[float, float, float]:
     """A box's sides or an ellipsoid's diameters: DART ignores the whole vector when one entry
     is not positive and keeps its default (1 1 1), with a warning here."""
     sub = require(ctx, element, 'size')
-    size = vector(ctx, sub)
+    size = ctx.vector(sub, 3)
     if min(size) <= 0:
-        warn(ctx, f'<size> {" ".join(f"{v:g}" for v in size)} has a side that is not '
+        ctx.warn(f'<size> {" ".join(f"{v:g}" for v in size)} has a side that is not '
              'positive; DART 6.20 ignores it and keeps its default of 1 1 1', sub.sourceline,
              'SKEL_INVALID_SIZE')
         return (1.0, 1.0, 1.0)
     return size
 
 
-def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
+def _shape_element(ctx: SkelContext, geometry: etree._Element) -> etree._Element:
     """The shape DART builds from a ``<geometry>``: the first of :data:`SHAPE_PRIORITY` it
     holds. Other children (a ``<color>`` written inside ``<geometry>``) are no shapes: DART reads
     past them, and so does this reader, with a warning; so for a second shape."""
@@ -111,7 +111,7 @@ def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
             shapes.setdefault(name, sub)
             count += 1
             continue
-        warn(ctx, f'<{name}> inside <geometry> is not a shape; ignored, as DART ignores it',
+        ctx.warn(f'<{name}> inside <geometry> is not a shape; ignored, as DART ignores it',
              sub.sourceline, 'SKEL_UNKNOWN_ELEMENT')
     if not shapes:
         unknown = next(tagged_children(geometry), None)
@@ -122,13 +122,13 @@ def _shape_element(ctx: Ctx, geometry: etree._Element) -> etree._Element:
                           unknown[1].sourceline)
     kind = next(name for name in SHAPE_PRIORITY if name in shapes)
     if count > 1:
-        warn(ctx, f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
+        ctx.warn(f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
              f'{", ".join(SHAPE_PRIORITY)}) and ignores the others', geometry.sourceline,
              'SKEL_SEVERAL_SHAPES')
     return shapes[kind]
 
 
-def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | None,
+def read_geometry(ctx: SkelContext, holder: etree._Element, geometry: etree._Element | None,
                   soft: bool = False) -> tuple[list[tuple[Geometry, Rigid]], object]:
     """The shapes of a ``<visualization_shape>``/``<collision_shape>``/``<soft_shape>`` whose
     first ``<geometry>`` is ``geometry`` (None: it has none, an error): (geometry, offset in
@@ -169,7 +169,7 @@ def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | N
     if kind == 'pyramid':
         width, depth, height = (_size_value(ctx, shape, tag)
                                 for tag in ('base_width', 'base_depth', 'height'))
-        warn(ctx, 'a <pyramid> has no counterpart in the robot model: left out of the visuals '
+        ctx.warn('a <pyramid> has no counterpart in the robot model: left out of the visuals '
              "and collisions (its share of DART's inertia is kept)", shape.sourceline,
              'SKEL_UNSUPPORTED_SHAPE')
         return [], Pyramid((width, depth, height))
@@ -187,11 +187,11 @@ def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | N
     radii: list[tuple[float, Rigid]] = []
     for sphere in spheres:
         position = child(sphere, 'position')
-        offset = translation(*vector(ctx, position)) if position is not None else IDENTITY
+        offset = translation(*ctx.vector(position, 3)) if position is not None else IDENTITY
         radius_el = require(ctx, sphere, 'radius')
-        radius = number(ctx, radius_el)
+        radius = ctx.number(radius_el)
         if radius < 0:
-            warn(ctx, f'<radius> {radius:g} is negative; drawn with its magnitude (DART keeps '
+            ctx.warn(f'<radius> {radius:g} is negative; drawn with its magnitude (DART keeps '
                  'it in its bounding box)', radius_el.sourceline, 'SKEL_INVALID_SIZE')
         out.append((Sphere(abs(radius)), offset))
         radii.append((radius, offset))
@@ -200,7 +200,7 @@ def read_geometry(ctx: Ctx, holder: etree._Element, geometry: etree._Element | N
     return out, MultiSphere(extents)
 
 
-def _mesh(ctx: Ctx, shape: etree._Element) -> Mesh:
+def _mesh(ctx: SkelContext, shape: etree._Element) -> Mesh:
     """A ``<mesh>``: ``<file_name>`` and ``<scale>``, both required (DART refuses a mesh without
     a scale). A file that does not exist is a warning: DART crashes on it; the frames do not
     depend on it."""
@@ -208,26 +208,26 @@ def _mesh(ctx: Ctx, shape: etree._Element) -> Mesh:
     filename = (name_el.text or '').strip()
     if not filename:
         raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
-    scale = vector(ctx, require(ctx, shape, 'scale', '<mesh> (DART reads no mesh without it)'))
+    scale = ctx.vector(require(ctx, shape, 'scale', '<mesh> (DART reads no mesh without it)'), 3)
     uri = mesh_uri(filename, ctx.base_dir)
     if uri.startswith('file://') and not is_regular_file(urlparse(uri).path):
-        warn(ctx, f'mesh file {filename!r} does not exist (DART 6.20 crashes on this file); '
+        ctx.warn(f'mesh file {filename!r} does not exist (DART 6.20 crashes on this file); '
              'kept as written', name_el.sourceline, 'SKEL_MISSING_MESH')
     return Mesh(uri, scale)
 
 
-def _plane(ctx: Ctx, shape: etree._Element) -> tuple[Geometry, Rigid]:
+def _plane(ctx: SkelContext, shape: etree._Element) -> tuple[Geometry, Rigid]:
     normal_el = require(ctx, shape, 'normal')
-    x, y, z = vector(ctx, normal_el)
+    x, y, z = ctx.vector(normal_el, 3)
     norm = math.hypot(x, y, z)
     if norm < 1e-12:
         raise InvalidValueError('plane <normal> has zero length', ctx.file, normal_el.sourceline)
     x, y, z = x / norm, y / norm, z / norm
     offset_el, point_el = child(shape, 'offset'), child(shape, 'point')
     if offset_el is not None:
-        offset = number(ctx, offset_el)
+        offset = ctx.number(offset_el)
     elif point_el is not None:
-        px, py, pz = vector(ctx, point_el)
+        px, py, pz = ctx.vector(point_el, 3)
         offset = x * px + y * py + z * pz
     else:
         offset = 0.0
@@ -359,14 +359,15 @@ def shape_volume(geometry: object) -> float | None:
     return None
 
 
-def soft_body(ctx: Ctx, holder: etree._Element, geometry: Geometry, origin: Pose) -> SoftBody:
+def soft_body(ctx: SkelContext, holder: etree._Element, geometry: Geometry, origin: Pose
+              ) -> SoftBody:
     """A ``<soft_shape>``'s skin: ``<total_mass>`` (required, as DART reads it unconditionally),
     ``<kv>``, ``<ke>``, ``<damp>`` (optional) and the mesh resolution of its geometry."""
     def optional(tag: str) -> float | None:
         sub = child(holder, tag)
-        return None if sub is None else number(ctx, sub)
+        return None if sub is None else ctx.number(sub)
 
-    total = number(ctx, require(ctx, holder, 'total_mass', '<soft_shape>'))
+    total = ctx.number(require(ctx, holder, 'total_mass', '<soft_shape>'))
     if total < 0:
         raise InvalidValueError(f'<total_mass> must not be negative (got {total})', ctx.file,
                                 holder.sourceline)
@@ -380,8 +381,8 @@ def soft_body(ctx: Ctx, holder: etree._Element, geometry: Geometry, origin: Pose
                     tuple(resolution))
 
 
-def _counts(ctx: Ctx, element: etree._Element) -> list[int]:
-    values = vector(ctx, element, None)
+def _counts(ctx: SkelContext, element: etree._Element) -> list[int]:
+    values = ctx.vector(element, None)
     if not values or any(v != int(v) or v < 1 for v in values):
         raise InvalidValueError(f'<{local_name(element)}> must be positive whole numbers',
                                 ctx.file, element.sourceline)

@@ -20,7 +20,8 @@ from robot_formats.core.errors import (CycleError, Diagnostic, DuplicateNameErro
                                        StructureError, XmlSyntaxError)
 from robot_formats.core.files import is_regular_file
 from robot_formats.core.model import dof_names
-from robot_formats.core.xmlsafe import floats, local_name, parse_xml_bytes, read_bytes
+from robot_formats.core.reading import ReadingContext
+from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_bytes
 from robot_formats.formats.tmp.mapping import (ConfigurationMapping, load_mapping, mapping_beside,
                                                unmapped_warning)
 from robot_formats.formats.tmp.problem import (Action, ContinuousGrasp, DiscreteGrasp, Problem,
@@ -37,24 +38,23 @@ __all__ = ['ROTATION_TOLERANCE', 'read_problem', 'parse_problem_element', 'parse
 #: How far from orthonormal (max |RᵀR − I|) and from det = +1 a rotation may be: files carry
 #: 4–6 decimals (0.7071), which is ~1e-5 from exact.
 ROTATION_TOLERANCE = 1e-4
-_BOOLEANS = {'true': True, '1': True, 'false': False, '0': False}
 
 #: Loads a robot description of any format (``robot_formats.load``, handed down by the
 #: registry or by :func:`robot_formats.formats.read_problem`).
 DescriptionLoader = Callable[[Path], 'LoadResult']
 
 
-class _Ctx:
-    """File, warnings sink, strictness and the robot description loader shared by the
-    element readers."""
+class _TmpContext(ReadingContext):
+    """The reading context of a problem: its strictness, the robot description loader, and
+    the spec page's stray ``)`` after numbers (:meth:`read_past`)."""
+
+    __slots__ = ('strict', 'load_description')
 
     def __init__(self, file: str | None, warnings: list[Diagnostic], strict: bool,
                  load_description: DescriptionLoader | None = None) -> None:
-        self.file, self.warnings, self.strict = file, warnings, strict
+        super().__init__(file, warnings)
+        self.strict = strict
         self.load_description = load_description
-
-    def warn(self, message: str, line: int | None, code: str = 'WARNING') -> None:
-        self.warnings.append(Diagnostic(message, self.file, line, code))
 
     def quirk(self, message: str, line: int | None, code: str) -> None:
         """A spec-page mistake: a warning, or an error in strict mode."""
@@ -62,6 +62,20 @@ class _Ctx:
             raise InvalidValueError(f'{message} (refused in strict mode)', self.file, line,
                                     code=code)
         self.warn(message, line, code)
+
+    def read_past(self, element: etree._Element, text: str, count: int | None,
+                  attribute: str | None) -> tuple[float, ...]:
+        """Numbers followed by a stray ``)`` (or inside parentheses), as on the spec page: a
+        quirk; then read strictly."""
+        text = text.strip()
+        if text.endswith(')'):
+            text = text[:-1].rstrip()
+            opening = text.startswith('(')
+            text = text[1:] if opening else text
+            self.quirk(f'stray {"parentheses around" if opening else ")" + " after"} the '
+                       f'numbers of <{local_name(element)}> (as on the spec page); ignored',
+                       element.sourceline, QUIRK_STRAY_PAREN)
+        return super().read_past(element, text, count, attribute)
 
 
 def read_problem(path: str | Path, warnings: list[Diagnostic] | None = None, *,
@@ -106,7 +120,7 @@ def parse_problem_element(root: etree._Element, path: str | Path | None,
     if load_robots and load_description is None:
         raise TypeError('reading the robots of a problem needs load_description '
                         '(robot_formats.formats.read_problem passes robot_formats.load)')
-    ctx = _Ctx(file, warnings, strict, load_description)
+    ctx = _TmpContext(file, warnings, strict, load_description)
     if local_name(root) != 'problem':
         raise SchemaError(f'a TMP problem has a <problem> root, not <{local_name(root)}>', file,
                           root.sourceline)
@@ -160,7 +174,7 @@ def _children(element: etree._Element) -> list[etree._Element]:
     return [c for c in element if isinstance(c.tag, str)]
 
 
-def _child(element: etree._Element, tag: str, ctx: _Ctx, required: bool = False
+def _child(element: etree._Element, tag: str, ctx: _TmpContext, required: bool = False
            ) -> etree._Element | None:
     found = [c for c in _children(element) if local_name(c) == tag]
     if len(found) > 1:
@@ -172,32 +186,24 @@ def _child(element: etree._Element, tag: str, ctx: _Ctx, required: bool = False
     return found[0] if found else None
 
 
-def _required(element: etree._Element, tag: str, ctx: _Ctx) -> etree._Element:
+def _required(element: etree._Element, tag: str, ctx: _TmpContext) -> etree._Element:
     """The one child ``tag``; a SchemaError naming the parent when it is missing."""
     found = _child(element, tag, ctx, required=True)
     assert found is not None  # _child raised otherwise
     return found
 
 
-def _text(element: etree._Element, ctx: _Ctx) -> str:
+def _text(element: etree._Element, ctx: _TmpContext) -> str:
     text = (element.text or '').strip()
     if not text:
         raise SchemaError(f'<{local_name(element)}> is empty', ctx.file, element.sourceline)
     return text
 
 
-def _numbers(element: etree._Element, ctx: _Ctx, counts: tuple[int, ...] | None = None
+def _numbers(element: etree._Element, ctx: _TmpContext, counts: tuple[int, ...] | None = None
              ) -> tuple[float, ...]:
-    """The element's numbers; a stray ``)`` after them (the spec page's) is a quirk."""
-    text = (element.text or '').strip()
-    if text.endswith(')'):
-        text = text[:-1].rstrip()
-        opening = text.startswith('(')
-        text = text[1:] if opening else text
-        ctx.quirk(f'stray {"parentheses around" if opening else ")" + " after"} the numbers of '
-                  f'<{local_name(element)}> (as on the spec page); ignored', element.sourceline,
-                  QUIRK_STRAY_PAREN)
-    values = floats(text, ctx.file, element.sourceline, f'<{local_name(element)}>')
+    """The element's numbers, ``counts`` of them (any count: None)."""
+    values = ctx.vector(element, None)
     if counts is not None and len(values) not in counts:
         expected = ' or '.join(str(c) for c in counts)
         raise InvalidValueError(f'<{local_name(element)}>: expected {expected} numbers, got '
@@ -205,21 +211,11 @@ def _numbers(element: etree._Element, ctx: _Ctx, counts: tuple[int, ...] | None 
     return values
 
 
-def _number(element: etree._Element, ctx: _Ctx) -> float:
+def _number(element: etree._Element, ctx: _TmpContext) -> float:
     return _numbers(element, ctx, (1,))[0]
 
 
-def _boolean(element: etree._Element | None, ctx: _Ctx, default: bool) -> bool:
-    if element is None:
-        return default
-    text = (element.text or '').strip().lower()
-    if text not in _BOOLEANS:
-        raise InvalidValueError(f'<{local_name(element)}> must be true or false, not '
-                                f'{(element.text or "").strip()!r}', ctx.file, element.sourceline)
-    return _BOOLEANS[text]
-
-
-def _rotation_checked(rotation: np.ndarray, element: etree._Element, ctx: _Ctx) -> None:
+def _rotation_checked(rotation: np.ndarray, element: etree._Element, ctx: _TmpContext) -> None:
     error = float(np.max(np.abs(rotation.T @ rotation - np.eye(3))))
     det = float(np.linalg.det(rotation))
     if error > ROTATION_TOLERANCE or abs(det - 1.0) > ROTATION_TOLERANCE:
@@ -230,7 +226,7 @@ def _rotation_checked(rotation: np.ndarray, element: etree._Element, ctx: _Ctx) 
                                 element.sourceline, code='TMP_NOT_A_ROTATION')
 
 
-def _transform(element: etree._Element, ctx: _Ctx) -> np.ndarray:
+def _transform(element: etree._Element, ctx: _TmpContext) -> np.ndarray:
     """A 3x4 row-major 12-tuple as a checked 4x4 rigid transform."""
     values = _numbers(element, ctx, (12,))
     matrix = np.eye(4)
@@ -239,7 +235,7 @@ def _transform(element: etree._Element, ctx: _Ctx) -> np.ndarray:
     return frozen_array(matrix)
 
 
-def _axis(element: etree._Element, ctx: _Ctx) -> np.ndarray:
+def _axis(element: etree._Element, ctx: _TmpContext) -> np.ndarray:
     axis = np.array(_numbers(element, ctx, (3,)))
     norm = float(np.linalg.norm(axis))
     if norm < 1e-9:
@@ -258,7 +254,7 @@ def _resolved(path: Path) -> Path:
         return path
 
 
-def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
+def _object(element: etree._Element, ctx: _TmpContext, base: Path) -> ProblemObject:
     name = _text(_required(element, 'name', ctx), ctx)
     geom_element = _child(element, 'geom', ctx)
     geom = _text(geom_element, ctx) if geom_element is not None else None
@@ -272,7 +268,7 @@ def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
     moveable_element = _child(element, 'moveable', ctx)
     if moveable_element is None:
         ctx.warn(f'object {name!r} has no <moveable>; taken as false', element.sourceline)
-    moveable = _boolean(moveable_element, ctx, False)
+    moveable = ctx.boolean(moveable_element, False)
     grasps: list[DiscreteGrasp] = []
     continuous: list[ContinuousGrasp] = []
     grasps_element = _child(element, 'grasps', ctx)
@@ -307,7 +303,7 @@ def _object(element: etree._Element, ctx: _Ctx, base: Path) -> ProblemObject:
                          support, stable, tuple(attachments), element.sourceline)
 
 
-def _support(element: etree._Element, ctx: _Ctx, name: str) -> SupportRegion | None:
+def _support(element: etree._Element, ctx: _TmpContext, name: str) -> SupportRegion | None:
     regions = [c for c in _children(element) if local_name(c) in ('sssp', 'pssp')]
     if len(regions) > 1:
         raise SchemaError(f'object {name!r} has {len(regions)} support regions; the format allows '
@@ -360,7 +356,7 @@ def polygon_normal(points: np.ndarray) -> np.ndarray | None:
     return None if norm < 1e-12 else normal / norm
 
 
-def _stable_pose(element: etree._Element, ctx: _Ctx) -> StablePose:
+def _stable_pose(element: etree._Element, ctx: _TmpContext) -> StablePose:
     template_element = _required(element, 'template', ctx)
     values = _numbers(template_element, ctx, (9, 12))
     if len(values) == 12:
@@ -378,7 +374,7 @@ def _stable_pose(element: etree._Element, ctx: _Ctx) -> StablePose:
     return StablePose(frozen_array(rotation), axis, distance, element.sourceline)
 
 
-def _actions(element: etree._Element, ctx: _Ctx) -> list[Action]:
+def _actions(element: etree._Element, ctx: _TmpContext) -> list[Action]:
     out = []
     for action in _children(element):
         if local_name(action) != 'action':
@@ -394,7 +390,7 @@ def _actions(element: etree._Element, ctx: _Ctx) -> list[Action]:
 _ROBOT_TAGS = {'name', 'urdf', 'basepose', 'movebase'}
 
 
-def _robot(element: etree._Element, ctx: _Ctx, base: Path, mapping: ConfigurationMapping,
+def _robot(element: etree._Element, ctx: _TmpContext, base: Path, mapping: ConfigurationMapping,
            actions: dict[str, Action], load_robots: bool) -> ProblemRobot:
     name = _text(_required(element, 'name', ctx), ctx)
     urdf_element = _required(element, 'urdf', ctx)
@@ -403,7 +399,7 @@ def _robot(element: etree._Element, ctx: _Ctx, base: Path, mapping: Configuratio
     basepose_element = _child(element, 'basepose', ctx)
     basepose = (_transform(basepose_element, ctx) if basepose_element is not None
                 else frozen_array(np.eye(4)))
-    movebase = _boolean(_child(element, 'movebase', ctx), ctx, False)
+    movebase = ctx.boolean(_child(element, 'movebase', ctx), False)
     configurations: dict[str, tuple[float, ...]] = {}
     lines: dict[str, int | None] = {}
     for item in _children(element):
@@ -443,7 +439,7 @@ def _robot(element: etree._Element, ctx: _Ctx, base: Path, mapping: Configuratio
                         tuple(tree.joints), element.sourceline, tree)
 
 
-def _load_description(path: Path, ctx: _Ctx, line: int | None, robot: str):
+def _load_description(path: Path, ctx: _TmpContext, line: int | None, robot: str):
     assert ctx.load_description is not None  # checked by parse_problem_element
     try:
         # refused before it is loaded: loading a problem loads its robots, so a problem naming

@@ -19,23 +19,28 @@ import functools
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 import numpy as np
+from lxml import etree
 
-from robot_formats.core.errors import InvalidValueError, ReferenceError, StructureError
+from robot_formats.core.errors import Diagnostic, InvalidValueError, ReferenceError, StructureError
 from robot_formats.core.files import is_regular_file
 from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import (WORLD, Frame, Joint, JointType, Link, Mesh, Model, Scene,
                                       Visual)
+from robot_formats.core.rotations import quat_multiply
 from robot_formats.core.transforms import (axis_angle, axis_angles, invert, matrix_to_pose,
                                            rotation_to_quat, rotations_to_quats)
 from robot_formats.formats.tmp.problem import (ContinuousGrasp, Problem, ProblemObject,
                                                ProblemRobot, StablePose, SupportRegion)
-from robot_formats.formats.tmp.reader import polygon_normal
+from robot_formats.formats.tmp.reader import parse_problem_element, polygon_normal
 
-__all__ = ['GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame', 'grasp_set',
-           'grasp_samples', 'grasp_rows', 'pose_rows',
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['read_element', 'GraspSample', 'GraspSet', 'Placement', 'continuous_grasp_frame',
+           'grasp_set', 'grasp_samples', 'grasp_rows', 'pose_rows',
            'support_normal', 'sample_support_points', 'stable_object_pose', 'placements',
            'FrameUnavailable', 'ObjectState', 'ProblemState', 'problem_scene', 'robot_model',
            'robot_base_link', 'pose_document']
@@ -144,12 +149,7 @@ def grasp_rows(found: GraspSet, pose: np.ndarray | None = None) -> np.ndarray:
         return found.rows
     rotation = pose[:3, :3]
     xyz = found.rows[:, :3] @ rotation.T + pose[:3, 3]
-    ax, ay, az, aw = rotation_to_quat(rotation)
-    bx, by, bz, bw = found.rows[:, 3], found.rows[:, 4], found.rows[:, 5], found.rows[:, 6]
-    quats = np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                      aw * by - ax * bz + ay * bw + az * bx,
-                      aw * bz + ax * by - ay * bx + az * bw,
-                      aw * bw - ax * bx - ay * by - az * bz], axis=1)
+    quats = np.stack(quat_multiply(rotation_to_quat(rotation), found.rows[:, 3:].T), axis=1)
     quats[quats[:, 3] < 0] *= -1.0
     return np.concatenate([xyz, quats], axis=1)
 
@@ -522,6 +522,15 @@ def _free_name(wanted: str, taken) -> str:
         index += 1
         name = f'{wanted}_{index}'
     return name
+
+
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of TMP problems (``FormatSpec.reader``): the problem
+    (:func:`~robot_formats.formats.tmp.reader.parse_problem_element`, its robots loaded through
+    the context) as a scene (:func:`problem_scene`)."""
+    return problem_scene(parse_problem_element(root, path, warnings,
+                                               load_description=context.load_nested))
 
 
 def problem_scene(problem: Problem) -> Scene:

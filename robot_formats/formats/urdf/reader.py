@@ -25,22 +25,27 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 from pathlib import Path
 
 from lxml import etree
 
-from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
+from robot_formats.core.errors import (Diagnostic, DuplicateNameError, FormatError,
+                                       InvalidValueError, SchemaError)
 from robot_formats.core.meshes import mesh_uri
-from robot_formats.core.ranges import in_range
+from robot_formats.core.ranges import check_name
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
                                       Material, Mesh, Mimic, Model, Pose, Scene, Sphere, Visual,
                                       Vec3, vec3)
-from robot_formats.core.xmlsafe import (attr_float, floats, local_name, parse_xml_bytes, read_xml,
-                                       required_attr)
+from robot_formats.core.reading import ReadingContext
+from robot_formats.core.xmlsafe import local_name, parse_xml_bytes, read_xml, required_attr
 
-__all__ = ['read_urdf', 'parse_urdf_element', 'extension_lines', 'SUPPORTED_VERSIONS']
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['read_urdf', 'read_element', 'parse_urdf_element', 'extension_lines',
+           'SUPPORTED_VERSIONS']
 
 _JOINT_TYPES = {
     'fixed': JointType.FIXED, 'revolute': JointType.REVOLUTE,
@@ -68,6 +73,12 @@ def read_urdf(path: str | Path, warnings: list[Diagnostic] | None = None) -> Sce
     """Load a URDF file."""
     warnings = warnings if warnings is not None else []
     root = read_xml(path, warnings, ('robot',))
+    return parse_urdf_element(root, str(path), warnings)
+
+
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> Scene:
+    """The registry's reader of URDF (``FormatSpec.reader``): :func:`parse_urdf_element`."""
     return parse_urdf_element(root, str(path), warnings)
 
 
@@ -113,6 +124,14 @@ def _written_name(element: etree._Element) -> str:
     return f'{element.prefix}:{name}' if element.prefix else name
 
 
+def _refuse_out_of_range(error: FormatError) -> None:
+    """Raise ``error`` again when it refuses a number beyond the range a model may hold: a
+    part urdfdom cannot read is left out, but such a number refuses the document wherever it
+    is (as it would once in the model)."""
+    if error.code == 'VALUE_OUT_OF_RANGE':
+        raise error
+
+
 class _Ignored(Exception):
     """A part of a link urdfdom cannot read and leaves out (the link stays)."""
 
@@ -124,32 +143,19 @@ class _Ignored(Exception):
 
 
 class _UrdfParser:
+    """Reads one URDF document, as urdfdom reads it, through its reading context."""
+
     def __init__(self, file: str | None, warnings: list[Diagnostic]) -> None:
-        self.file = file
-        self.warnings = warnings
-        self._base_dir: Path | None = None
+        self.ctx = ReadingContext(file, warnings, bounded=True)  # every number reaches the model
         self.materials: dict[str, Material] = {}
         self.version = (1, 0)
-
-    @property
-    def base_dir(self) -> Path | None:
-        """The URDF's directory (resolved once, when a relative path first needs it)."""
-        if self._base_dir is None and self.file:
-            self._base_dir = Path(self.file).resolve().parent
-        return self._base_dir
-
-    def warn(self, message: str, element: etree._Element | None, code: str = 'WARNING',
-             line: int | None = None) -> None:
-        where = line if line is not None else (element.sourceline if element is not None
-                                               else None)
-        self.warnings.append(Diagnostic(message, self.file, where, code))
 
     # --- the document -------------------------------------------------------------------------
     def robot(self, root: etree._Element) -> Scene:
         if local_name(root) != 'robot':
             raise SchemaError(f'a URDF document has a <robot> root, not <{local_name(root)}>',
-                              self.file, root.sourceline)
-        name = required_attr(root, 'name', self.file)
+                              self.ctx.file, root.sourceline)
+        name = required_attr(root, 'name', self.ctx.file)
         self.version = self.urdf_version(root)
         self.note_extensions(root)
         for material in root.iterchildren('{*}material'):  # filtered in C; then as urdfdom
@@ -172,13 +178,14 @@ class _UrdfParser:
                     self.duplicate(joint, 'joints', child)
                 joints[joint.name] = joint
             elif tag not in _FOREIGN and tag != 'material':
-                self.warn(f'ignored unknown element <{tag}>', child, 'URDF_UNKNOWN_ELEMENT')
+                self.ctx.warn(f'ignored unknown element <{tag}>', child.sourceline,
+                              'URDF_UNKNOWN_ELEMENT')
         if not links:
-            raise SchemaError(f'robot {name!r} has no <link>', self.file, root.sourceline)
+            raise SchemaError(f'robot {name!r} has no <link>', self.ctx.file, root.sourceline)
         joints = self.checked_mimics(joints)
         model = Model(name, tuple(links.values()), tuple(joints.values()), (),
-                      materials=dict(self.materials), source=self.file)
-        return Scene(name, (model,), is_world=False, source=self.file)
+                      materials=dict(self.materials), source=self.ctx.file)
+        return Scene(name, (model,), is_world=False, source=self.ctx.file)
 
     def urdf_version(self, root: etree._Element) -> tuple[int, int]:
         """``version="x.y"``, checked as urdfdom checks it (1.0 to 1.2; 1.0 when absent)."""
@@ -189,7 +196,7 @@ class _UrdfParser:
 
         def refuse(why: str) -> NoReturn:
             raise InvalidValueError(f'<robot version={text!r}>: {why} (urdfdom reads versions '
-                                    '1.0 to 1.2)', self.file, root.sourceline)
+                                    '1.0 to 1.2)', self.ctx.file, root.sourceline)
 
         if len(fields) != 2:
             refuse("the version must have the form 'x.y'")
@@ -227,12 +234,11 @@ class _UrdfParser:
             where = ('an undeclared namespace' if uri.startswith(UNDECLARED_NAMESPACE)
                      else f'namespace {uri!r}')
             more = f' ({len(elements)} times; first here)' if len(elements) > 1 else ''
-            self.warnings.append(Diagnostic(
-                f'<{name}> is an extension in {where}, not a URDF element: ignored{more}',
-                self.file, first.sourceline, 'URDF_EXTENSION_ELEMENT', 'note'))
+            self.ctx.warn(f'<{name}> is an extension in {where}, not a URDF element: '
+                          f'ignored{more}', first.sourceline, 'URDF_EXTENSION_ELEMENT', note=True)
 
     def duplicate(self, item: Link | Joint, what: str, element: etree._Element) -> NoReturn:
-        raise DuplicateNameError(f'two {what} are named {item.name!r}', self.file,
+        raise DuplicateNameError(f'two {what} are named {item.name!r}', self.ctx.file,
                                  element.sourceline)
 
     # --- numbers and poses --------------------------------------------------------------------
@@ -240,43 +246,42 @@ class _UrdfParser:
         """The pose an ``<origin>`` element (None: absent) gives."""
         if element is None:
             return IDENTITY
-        xyz_text, rpy_text, quat_text = (element.get('xyz'), element.get('rpy'),
-                                         element.get('quat_xyzw'))
+        rpy_text, quat_text = element.get('rpy'), element.get('quat_xyzw')
         line = element.sourceline
-        xyz = (0.0, 0.0, 0.0) if xyz_text is None else floats(
-            xyz_text, self.file, line, '<origin xyz>', 3)
+        xyz = self.ctx.vector(element, 3, (0.0, 0.0, 0.0), attribute='xyz')
         if quat_text is not None and self.version < (1, 1):
-            self.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
-                      'urdfdom does', element, 'URDF_VERSION_FEATURE')
+            self.ctx.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
+                          'urdfdom does', element.sourceline, 'URDF_VERSION_FEATURE')
             quat_text = None
         if quat_text is None:
             if not rpy_text:  # absent or empty: no rotation
                 return Pose(xyz)
-            return Pose.from_xyz_rpy(xyz, floats(rpy_text, self.file, line, '<origin rpy>', 3))
+            return Pose.from_xyz_rpy(xyz, self.ctx.vector(element, 3, attribute='rpy'))
         if rpy_text is not None:
             raise SchemaError('<origin> gives both rpy and quat_xyzw; give one of them',
-                              self.file, line)
-        x, y, z, w = floats(quat_text, self.file, line, '<origin quat_xyzw>', 4)
+                              self.ctx.file, line)
+        x, y, z, w = self.ctx.vector(element, 4, attribute='quat_xyzw')
         norm = math.sqrt(x * x + y * y + z * z + w * w)
         if norm < 1e-12:
-            self.warn('<origin quat_xyzw="0 0 0 0"> is no rotation: read as the identity, as '
-                      'urdfdom does', element, 'URDF_QUATERNION')
+            self.ctx.warn('<origin quat_xyzw="0 0 0 0"> is no rotation: read as the identity, as '
+                          'urdfdom does', element.sourceline, 'URDF_QUATERNION')
             return Pose(xyz)
         return Pose(xyz, (x / norm, y / norm, z / norm, w / norm))
 
     def size(self, shape: etree._Element, name: str) -> float:
         """A shape dimension; a negative one is read as its magnitude, with a warning."""
-        value = attr_float(shape, name, self.file)
+        value = self.ctx.number(shape, attribute=name)
         if value < 0:
-            self.warn(f'<{local_name(shape)} {name}="{shape.get(name)}"> is negative: read as '
-                      f'{-value:g}', shape, 'URDF_NEGATIVE_SIZE')
+            self.ctx.warn(f'<{local_name(shape)} {name}="{shape.get(name)}"> is negative: read as '
+                          f'{-value:g}', shape.sourceline, 'URDF_NEGATIVE_SIZE')
         return abs(value)
 
     # --- links --------------------------------------------------------------------------------
     def link(self, element: etree._Element) -> Link:
         name = element.get('name')
         if name is None:
-            name = required_attr(element, 'name', self.file)
+            name = required_attr(element, 'name', self.ctx.file)
+        check_name(name, 'link', self.ctx.file, element.sourceline)
         inertial_el = None
         visual_els: list[etree._Element] = []
         collision_els: list[etree._Element] = []
@@ -304,9 +309,10 @@ class _UrdfParser:
             message, line, code = ignored.message, ignored.line, ignored.code
             how = how if ignored.as_urdfdom else ''
         except (SchemaError, InvalidValueError) as error:
+            _refuse_out_of_range(error)
             message, line, code = error.message, error.line, 'URDF_MALFORMED_ELEMENT'
-        self.warn(f'<{local_name(element)}> of link {link!r} ignored{how}: {message}', element,
-                  code, line or element.sourceline)
+        self.ctx.warn(f'<{local_name(element)}> of link {link!r} ignored{how}: {message}',
+                      line or element.sourceline, code)
         return None
 
     def inertial(self, element: etree._Element) -> Inertial:
@@ -318,7 +324,7 @@ class _UrdfParser:
         mass_el = parts.get('mass')
         if mass_el is None:
             raise _Ignored('it has no <mass>', element.sourceline, 'URDF_MALFORMED_ELEMENT')
-        mass = attr_float(mass_el, 'value', self.file)
+        mass = self.ctx.number(mass_el, attribute='value')
         if mass < 0:
             raise _Ignored(f'the mass {mass:g} is negative (urdfdom keeps it; no simulator or '
                            'dynamics solver can use it)', mass_el.sourceline,
@@ -329,19 +335,20 @@ class _UrdfParser:
                 ) -> tuple[float, float, float, float, float, float]:
         try:
             if inertia_el is None:
-                raise SchemaError('it has no <inertia>', self.file, inertial.sourceline)
+                raise SchemaError('it has no <inertia>', self.ctx.file, inertial.sourceline)
             missing = [key for key in _INERTIA if inertia_el.get(key) is None]
             if missing:
-                raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.file,
+                raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.ctx.file,
                                   inertia_el.sourceline)
-            ixx, ixy, ixz, iyy, iyz, izz = (attr_float(inertia_el, key, self.file)
+            ixx, ixy, ixz, iyy, iyz, izz = (self.ctx.number(inertia_el, attribute=key)
                                             for key in _INERTIA)
             return ixx, ixy, ixz, iyy, iyz, izz
         except (SchemaError, InvalidValueError) as error:
+            _refuse_out_of_range(error)
             link = inertial.getparent().get('name') if inertial.getparent() is not None else None
-            self.warn(f'<inertial> of link {link!r}: {error.message}: the inertia is read as '
-                      'zero and the mass kept, as urdfdom does', inertial,
-                      'URDF_MALFORMED_ELEMENT', error.line)
+            self.ctx.warn(f'<inertial> of link {link!r}: {error.message}: the inertia is read as '
+                          'zero and the mass kept, as urdfdom does',
+                          error.line or inertial.sourceline, 'URDF_MALFORMED_ELEMENT')
             return (0.0,) * 6
 
     def visual(self, element: etree._Element) -> Visual:
@@ -371,21 +378,18 @@ class _UrdfParser:
             raise _Ignored('its <geometry> holds no shape', holder.sourceline, 'URDF_NO_GEOMETRY')
         shape = shapes[0]
         if len(shapes) > 1:
-            self.warn(f'<geometry> holds {len(shapes)} shapes: the first, '
-                      f'<{_written_name(shape)}>, is used, as urdfdom does', holder,
-                      'URDF_SEVERAL_SHAPES')
+            self.ctx.warn(f'<geometry> holds {len(shapes)} shapes: the first, '
+                          f'<{_written_name(shape)}>, is used, as urdfdom does',
+                          holder.sourceline, 'URDF_SEVERAL_SHAPES')
         kind = shape.tag
         if kind[0] == '{':
             kind = _written_name(shape)
         if kind == 'box':
-            text = shape.get('size')
-            if text is None:
-                text = required_attr(shape, 'size', self.file)
-            size = floats(text, self.file, shape.sourceline, '<box size>', 3)
+            size = self.ctx.vector(shape, 3, attribute='size')
             smallest = min(size)
             if smallest < 0:
-                self.warn(f'<box size="{shape.get("size")}"> has a negative side: read as its '
-                          'magnitude', shape, 'URDF_NEGATIVE_SIZE')
+                self.ctx.warn(f'<box size="{shape.get("size")}"> has a negative side: read as its '
+                              'magnitude', shape.sourceline, 'URDF_NEGATIVE_SIZE')
             if smallest <= 0:  # -0.0 too
                 size = (abs(size[0]), abs(size[1]), abs(size[2]))
             return Box(size)
@@ -403,25 +407,26 @@ class _UrdfParser:
     def mesh(self, shape: etree._Element) -> Mesh:
         filename = shape.get('filename')
         if filename is None:
-            filename = required_attr(shape, 'filename', self.file)
+            filename = required_attr(shape, 'filename', self.ctx.file)
         text = shape.get('scale')
         scale = (1.0, 1.0, 1.0)
         if text is not None:
-            values = floats(text, self.file, shape.sourceline, '<mesh scale>')
+            values = self.ctx.vector(shape, None, attribute='scale')
             if len(values) == 1:  # Drake's uniform scale; urdfdom leaves the mesh out
-                self.warn(f'<mesh scale="{text}"> has one number (URDF needs three): read as a '
-                          'uniform scale', shape, 'URDF_MESH_SCALE')
+                self.ctx.warn(f'<mesh scale="{text}"> has one number (URDF needs three): read as a '
+                              'uniform scale', shape.sourceline, 'URDF_MESH_SCALE')
                 values = values * 3
             elif len(values) != 3:
                 raise _Ignored(f'<mesh scale="{text}"> has {len(values)} numbers; URDF needs 3',
                                shape.sourceline, 'URDF_MESH_SCALE')
             scale = values
-        return Mesh(mesh_uri(filename, self.base_dir), scale)
+        return Mesh(mesh_uri(filename, self.ctx.base_dir), scale)
 
     def capsule(self, shape: etree._Element) -> Capsule:
         if self.version < (1, 1):
-            self.warn('<capsule> needs URDF 1.1 (<robot version="1.1">); urdfdom leaves it out '
-                      'of a 1.0 document, robot_formats keeps it', shape, 'URDF_VERSION_FEATURE')
+            self.ctx.warn('<capsule> needs URDF 1.1 (<robot version="1.1">); urdfdom leaves it out '
+                          'of a 1.0 document, robot_formats keeps it', shape.sourceline,
+                          'URDF_VERSION_FEATURE')
         return Capsule(self.size(shape, 'radius'), self.size(shape, 'length'))
 
     def material(self, element: etree._Element) -> Material:
@@ -432,31 +437,31 @@ class _UrdfParser:
         rgba = None
         if color is not None:
             try:
-                rgba = floats(required_attr(color, 'rgba', self.file), self.file,
-                              color.sourceline, '<color rgba>', 4)
+                rgba = self.ctx.vector(color, 4, attribute='rgba')
             except (SchemaError, InvalidValueError) as error:
-                self.warn(f'material {name!r}: {error.message}; the colour is ignored, as '
-                          'urdfdom does', color, 'URDF_MALFORMED_ELEMENT')
+                _refuse_out_of_range(error)
+                self.ctx.warn(f'material {name!r}: {error.message}; the colour is ignored, as '
+                              'urdfdom does', color.sourceline, 'URDF_MALFORMED_ELEMENT')
         texture_uri = None
         if texture is not None and texture.get('filename'):
-            texture_uri = mesh_uri(texture.get('filename', ''), self.base_dir)
+            texture_uri = mesh_uri(texture.get('filename', ''), self.ctx.base_dir)
         if rgba is None and texture_uri is None:
             if name in self.materials:
                 return self.materials[name]
             if color is None:
-                self.warn(f'material {name!r} is not defined (no colour, no texture, no '
-                          'top-level <material> of that name)', element,
-                          'URDF_UNDEFINED_MATERIAL')
+                self.ctx.warn(f'material {name!r} is not defined (no colour, no texture, no '
+                              'top-level <material> of that name)', element.sourceline,
+                              'URDF_UNDEFINED_MATERIAL')
         return Material(name, rgba, texture_uri)
 
     def top_level_material(self, element: etree._Element) -> None:
         name = element.get('name')
         if name is None:
-            self.warn('a top-level <material> without a name is ignored, as urdfdom does',
-                      element, 'URDF_MALFORMED_ELEMENT')
+            self.ctx.warn('a top-level <material> without a name is ignored, as urdfdom does',
+                          element.sourceline, 'URDF_MALFORMED_ELEMENT')
             return
         if name in self.materials:
-            raise DuplicateNameError(f'two top-level materials are named {name!r}', self.file,
+            raise DuplicateNameError(f'two top-level materials are named {name!r}', self.ctx.file,
                                      element.sourceline)
         self.materials[name] = self.material(element)
 
@@ -464,14 +469,15 @@ class _UrdfParser:
     def joint(self, element: etree._Element) -> Joint:
         name = element.get('name')
         if name is None:
-            name = required_attr(element, 'name', self.file)
+            name = required_attr(element, 'name', self.ctx.file)
+        check_name(name, 'joint', self.ctx.file, element.sourceline)
         type_name = element.get('type')
         if type_name is None:
-            type_name = required_attr(element, 'type', self.file)
+            type_name = required_attr(element, 'type', self.ctx.file)
         kind = _JOINT_TYPES.get(type_name)
         if kind is None:
             raise SchemaError(f'joint {name!r} has unknown type {type_name!r} (URDF joint types: '
-                              f'{", ".join(_JOINT_TYPES)})', self.file, element.sourceline)
+                              f'{", ".join(_JOINT_TYPES)})', self.ctx.file, element.sourceline)
         parts = _first_children(element)
         parent = self.link_ref(element, parts, 'parent', name)
         child = self.link_ref(element, parts, 'child', name)
@@ -484,8 +490,8 @@ class _UrdfParser:
         dyn_el = parts.get('dynamics')
         dynamics = None
         if dyn_el is not None:
-            dynamics = Dynamics(attr_float(dyn_el, 'damping', self.file, 0.0),
-                                attr_float(dyn_el, 'friction', self.file, 0.0))
+            dynamics = Dynamics(self.ctx.number(dyn_el, 0.0, attribute='damping'),
+                                self.ctx.number(dyn_el, 0.0, attribute='friction'))
         self.check_unread_parts(parts, name)
         mimic_el = parts.get('mimic')
         mimic = None if mimic_el is None else self.mimic(mimic_el, name, kind)
@@ -500,29 +506,29 @@ class _UrdfParser:
         dynamics = parts.get('dynamics')
         if dynamics is not None and dynamics.get('damping') is None and \
                 dynamics.get('friction') is None:
-            self.warn(f'joint {name!r}: <dynamics> gives neither damping nor friction {refused}',
-                      dynamics, 'URDF_MALFORMED_ELEMENT')
+            self.ctx.warn(f'joint {name!r}: <dynamics> gives neither damping nor friction '
+                          f'{refused}', dynamics.sourceline, 'URDF_MALFORMED_ELEMENT')
         for tag, keys in _CONTROLLER_PARTS:
             part = parts.get(tag)
             if part is None:
                 continue
             if tag == 'safety_controller' and part.get('k_velocity') is None:
-                self.warn(f'joint {name!r}: <safety_controller> has no k_velocity {refused}',
-                          part, 'URDF_MALFORMED_ELEMENT')
+                self.ctx.warn(f'joint {name!r}: <safety_controller> has no k_velocity {refused}',
+                              part.sourceline, 'URDF_MALFORMED_ELEMENT')
             for key in keys:
                 try:
-                    attr_float(part, key, self.file, 0.0)
+                    self.ctx.number(part, 0.0, attribute=key, bounded=False)  # not kept
                 except InvalidValueError as error:
-                    self.warn(f'joint {name!r}: {error.message} {refused}', part,
-                              'URDF_MALFORMED_ELEMENT')
+                    self.ctx.warn(f'joint {name!r}: {error.message} {refused}', part.sourceline,
+                                  'URDF_MALFORMED_ELEMENT')
 
     def link_ref(self, element: etree._Element, parts: dict[str, etree._Element], tag: str,
                  joint: str) -> str:
         ref = parts.get(tag)
         if ref is None:
-            raise SchemaError(f'joint {joint!r} needs a <{tag}>', self.file, element.sourceline)
+            raise SchemaError(f'joint {joint!r} needs a <{tag}>', self.ctx.file, element.sourceline)
         link = ref.get('link')
-        return link if link is not None else required_attr(ref, 'link', self.file)
+        return link if link is not None else required_attr(ref, 'link', self.ctx.file)
 
     def axis(self, axis_el: etree._Element | None, name: str, kind: JointType
              ) -> tuple[Vec3, JointType]:
@@ -530,17 +536,16 @@ class _UrdfParser:
         cannot move, and is read as fixed."""
         if axis_el is None:
             return (1.0, 0.0, 0.0), kind
-        axis = floats(axis_el.get('xyz', '1 0 0'), self.file, axis_el.sourceline,
-                      '<axis xyz>', 3)
-        in_range(axis, '<axis xyz>', self.file, axis_el.sourceline)  # (a plane normal is not kept)
+        axis = self.ctx.vector(axis_el, 3, (1.0, 0.0, 0.0), attribute='xyz')
         x, y, z = axis
         if kind in _AXIAL and math.sqrt(x * x + y * y + z * z) < 1e-12:
             if kind is JointType.PLANAR:
-                self.warn(f'planar joint {name!r} has the axis 0 0 0: the plane normal is read '
-                          'as Z (the XY plane)', axis_el, 'URDF_ZERO_AXIS')
+                self.ctx.warn(f'planar joint {name!r} has the axis 0 0 0: the plane normal is read '
+                              'as Z (the XY plane)', axis_el.sourceline, 'URDF_ZERO_AXIS')
                 return (0.0, 0.0, 1.0), kind
-            self.warn(f'{kind.value} joint {name!r} has the axis 0 0 0, about or along which '
-                      'nothing moves: read as a fixed joint', axis_el, 'URDF_ZERO_AXIS')
+            self.ctx.warn(f'{kind.value} joint {name!r} has the axis 0 0 0, about or along which '
+                          'nothing moves: read as a fixed joint', axis_el.sourceline,
+                          'URDF_ZERO_AXIS')
             return (1.0, 0.0, 0.0), JointType.FIXED
         return axis, kind
 
@@ -548,9 +553,9 @@ class _UrdfParser:
                      kind: JointType, type_name: str) -> tuple[Limits, ...]:
         if limit_el is None:
             if kind in (JointType.REVOLUTE, JointType.PRISMATIC):
-                self.warn(f'{type_name} joint {name!r} has no <limit>: read as unlimited '
-                          '(urdfdom refuses this file; the URDF robot_formats writes is valid)',
-                          element, 'URDF_MISSING_LIMIT')
+                self.ctx.warn(f'{type_name} joint {name!r} has no <limit>: read as unlimited '
+                              '(urdfdom refuses this file; the URDF robot_formats writes is '
+                              'valid)', element.sourceline, 'URDF_MISSING_LIMIT')
             return ()
         limits = self.limits(limit_el, name, kind)
         return () if kind in (JointType.FIXED, JointType.FLOATING) else (limits,)
@@ -561,10 +566,10 @@ class _UrdfParser:
             missing = [key for key in ('lower', 'upper') if element.get(key) is None]
             if missing:
                 raise SchemaError(f'joint {joint!r}: URDF 1.2 requires lower and upper limits '
-                                  f'(missing {" and ".join(missing)})', self.file,
+                                  f'(missing {" and ".join(missing)})', self.ctx.file,
                                   element.sourceline)
-        lower = attr_float(element, 'lower', self.file, 0.0)
-        upper = attr_float(element, 'upper', self.file, 0.0)
+        lower = self.ctx.number(element, 0.0, attribute='lower')
+        upper = self.ctx.number(element, 0.0, attribute='upper')
         effort = self.limit_rate(element, joint, 'effort')
         velocity = self.limit_rate(element, joint, 'velocity')
         if not bounded:
@@ -572,10 +577,10 @@ class _UrdfParser:
         if upper < lower:
             if self.version >= (1, 2):
                 raise InvalidValueError(f'<limit> lower {lower:g} is above upper {upper:g}',
-                                        self.file, element.sourceline)
-            self.warn(f'joint {joint!r}: <limit> lower {lower:g} is above upper {upper:g}: '
-                      f'read as [{upper:g}, {lower:g}] (urdfdom keeps them inverted, so no '
-                      'position is within them)', element, 'URDF_LIMIT_ORDER')
+                                        self.ctx.file, element.sourceline)
+            self.ctx.warn(f'joint {joint!r}: <limit> lower {lower:g} is above upper {upper:g}: '
+                          f'read as [{upper:g}, {lower:g}] (urdfdom keeps them inverted, so no '
+                          'position is within them)', element.sourceline, 'URDF_LIMIT_ORDER')
             lower, upper = upper, lower
         return Limits(lower, upper, effort, velocity)
 
@@ -583,25 +588,25 @@ class _UrdfParser:
         """``effort`` or ``velocity``: required by urdfdom before URDF 1.2, never negative."""
         if element.get(key) is None:
             if self.version < (1, 2):
-                self.warn(f'joint {joint!r}: <limit> has no {key} (urdfdom refuses this file): '
-                          'read as unlimited', element, 'URDF_MISSING_LIMIT')
+                self.ctx.warn(f'joint {joint!r}: <limit> has no {key} (urdfdom refuses this file): '
+                              'read as unlimited', element.sourceline, 'URDF_MISSING_LIMIT')
             return None
-        value = attr_float(element, key, self.file)
+        value = self.ctx.number(element, attribute=key)
         if value < 0:
             if self.version >= (1, 2):
                 raise InvalidValueError(f'joint {joint!r}: <limit {key}> is negative ({value:g})',
-                                        self.file, element.sourceline)
-            self.warn(f'joint {joint!r}: <limit {key}="{element.get(key)}"> is negative: read '
-                      f'as {-value:g}', element, 'URDF_NEGATIVE_LIMIT')
+                                        self.ctx.file, element.sourceline)
+            self.ctx.warn(f'joint {joint!r}: <limit {key}="{element.get(key)}"> is negative: read '
+                          f'as {-value:g}', element.sourceline, 'URDF_NEGATIVE_LIMIT')
         return abs(value)
 
     def mimic(self, mimic_el: etree._Element, name: str, kind: JointType) -> Mimic | None:
-        mimic = Mimic(required_attr(mimic_el, 'joint', self.file),
-                      attr_float(mimic_el, 'multiplier', self.file, 1.0),
-                      attr_float(mimic_el, 'offset', self.file, 0.0))
+        mimic = Mimic(required_attr(mimic_el, 'joint', self.ctx.file),
+                      self.ctx.number(mimic_el, 1.0, attribute='multiplier'),
+                      self.ctx.number(mimic_el, 0.0, attribute='offset'))
         if kind not in _ONE_DOF:
-            self.warn(f'{kind.value} joint {name!r} cannot follow another joint: its <mimic> is '
-                      'ignored', mimic_el, 'URDF_MIMIC_IGNORED')
+            self.ctx.warn(f'{kind.value} joint {name!r} cannot follow another joint: its '
+                          '<mimic> is ignored', mimic_el.sourceline, 'URDF_MIMIC_IGNORED')
             return None
         return mimic
 
@@ -624,12 +629,13 @@ class _UrdfParser:
             elif leader.type not in _ONE_DOF:
                 why = f'mimics {leader.name!r}, a {leader.type.value} joint'
             if why is not None:
-                self.warn(f'joint {name!r} {why}: the <mimic> is ignored and the joint moves on '
-                          'its own', None, 'URDF_MIMIC_IGNORED', joint.line)
+                self.ctx.warn(f'joint {name!r} {why}: the <mimic> is ignored and the joint moves '
+                              'on its own', joint.line, 'URDF_MIMIC_IGNORED')
                 out[name] = _without_mimic(joint)
         for loop in _mimic_loops(out):
-            self.warn(f'the joints {" -> ".join(loop + [loop[0]])} mimic each other in a loop: '
-                      'their <mimic>s are ignored', None, 'URDF_MIMIC_IGNORED', out[loop[0]].line)
+            self.ctx.warn(f'the joints {" -> ".join(loop + [loop[0]])} mimic each other in a '
+                          'loop: their <mimic>s are ignored', out[loop[0]].line,
+                          'URDF_MIMIC_IGNORED')
             for name in loop:
                 out[name] = _without_mimic(out[name])
         return out

@@ -19,14 +19,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, DuplicateNameError, InvalidValueError, SchemaError
+from robot_formats.core.reading import ReadingContext
 from robot_formats.core.xmlsafe import floats, local_name, read_xml
 from robot_formats.formats.xmdi.document import Motion, MotionDocument, ServoTrack
 
-__all__ = ['parse_xmdi_element', 'read_xmdi', 'CANONICAL']
+if TYPE_CHECKING:
+    from robot_formats.formats.spec import LoadContext
+
+__all__ = ['parse_xmdi_element', 'read_element', 'read_xmdi', 'CANONICAL']
 
 #: The names the project writes, by role.
 CANONICAL = {'root': 'xmdi', 'container': 'motions', 'motion': 'motion', 'servo': 'servo',
@@ -44,13 +49,14 @@ def read_xmdi(path: str | Path) -> tuple[MotionDocument, tuple[Diagnostic, ...]]
     return document, tuple(warnings)
 
 
-class _Reader:
-    """One document's reading state: its file, warnings, and the variant names already
-    reported (each unexpected name is reported once, at its first occurrence)."""
+class _Reader(ReadingContext):
+    """The reading context of an XMDI document, and the variant names already reported (each
+    unexpected name is reported once, at its first occurrence)."""
+
+    __slots__ = ('_reported',)
 
     def __init__(self, file: str | None, warnings: list[Diagnostic]) -> None:
-        self.file = file
-        self.warnings = warnings
+        super().__init__(file, warnings)
         self._reported: set[tuple[str, str]] = set()
 
     def check_name(self, element: etree._Element, role: str) -> None:
@@ -59,12 +65,8 @@ class _Reader:
             return
         self._reported.add((role, tag))
         how = 'differs in letter case from' if tag.lower() == expected else 'is not'
-        self.warnings.append(Diagnostic(
-            f'<{tag}> {how} <{expected}>; reading it as the XMDI {role} element (the project '
-            f'writes <{expected}>)', self.file, element.sourceline, 'XMDI_VARIANT'))
-
-    def warn(self, message: str, line: int | None) -> None:
-        self.warnings.append(Diagnostic(message, self.file, line, 'XMDI_VARIANT'))
+        self.warn(f'<{tag}> {how} <{expected}>; reading it as the XMDI {role} element (the '
+                  f'project writes <{expected}>)', element.sourceline, 'XMDI_VARIANT')
 
 
 def _elements(element: etree._Element) -> list[etree._Element]:
@@ -79,6 +81,13 @@ def _motion_elements(root: etree._Element) -> tuple[list[etree._Element], bool]:
     return [motion for container in children for motion in _elements(container)], False
 
 
+def read_element(path: Path, root: etree._Element, warnings: list[Diagnostic],
+                 context: LoadContext) -> MotionDocument:
+    """The registry's reader of XMDI (``FormatSpec.reader``, a ``'motion'`` document):
+    :func:`parse_xmdi_element`."""
+    return parse_xmdi_element(root, str(path), warnings)
+
+
 def parse_xmdi_element(root: etree._Element, file: str | None,
                        warnings: list[Diagnostic]) -> MotionDocument:
     """Build a :class:`MotionDocument` from a parsed root element."""
@@ -91,7 +100,7 @@ def parse_xmdi_element(root: etree._Element, file: str | None,
     motions_elements, bare = _motion_elements(root)
     if bare:
         reader.warn(f'the <motion> elements sit directly in <{local_name(root)}>; XMDI puts '
-                    'them in a <motions> container', children[0].sourceline)
+                    'them in a <motions> container', children[0].sourceline, 'XMDI_VARIANT')
     else:
         for container in children:
             reader.check_name(container, 'container')
@@ -152,7 +161,7 @@ def _servo(reader: _Reader, element: etree._Element) -> ServoTrack:
     for obj in objects:
         if obj.attrib:
             reader.warn(f'<{local_name(obj)}> has attributes ({", ".join(obj.attrib)}); XMDI '
-                        'objects carry none: they are ignored', obj.sourceline)
+                        'objects carry none: they are ignored', obj.sourceline, 'XMDI_VARIANT')
     values = floats(position.text, reader.file, position.sourceline,
                     f'servo {name!r} <{local_name(position)}>')
     keys = _frames(reader, name, frames)
@@ -178,7 +187,7 @@ def _check_object_order(reader: _Reader, servo: str, first: etree._Element,
         if local_name(element).lower() not in names:
             reader.warn(f'<{local_name(element)}> in servo {servo!r} is read as the {role} '
                         f'object by its place (the project writes <{CANONICAL[role]}>)',
-                        element.sourceline)
+                        element.sourceline, 'XMDI_VARIANT')
         else:
             reader.check_name(element, role)
 

@@ -16,8 +16,8 @@ from lxml import etree
 from robot_formats.core.errors import InvalidValueError
 from robot_formats.formats.hrdf.formula import (FormulaError, evaluate, is_plain_number,
                                                 leading_number)
-from robot_formats.formats.hrdf.geometry import quat_matrix
-from robot_formats.formats.hrdf.values import Attrs
+from robot_formats.core.rotations import quat_rows
+from robot_formats.formats.hrdf.values import Attrs, HrdfContext
 from robot_formats.formats.hrdf.versions import Version
 
 # --- the spec's "floating point" type ---------------------------------------------------------
@@ -118,7 +118,7 @@ def _attrs(version: Version = Version(1, 6, 0),  # noqa: B008 - a frozen datacla
     for key, value in values.items():
         element.set(key, value)
     warnings: list = []
-    return Attrs(element, 'x.hrdf', version, warnings), warnings
+    return Attrs(element, 'x.hrdf', version, HrdfContext('x.hrdf', warnings)), warnings
 
 
 def test_version_1_0_0_reads_leading_numbers_with_a_warning() -> None:
@@ -159,7 +159,7 @@ def test_rotations(text: str, expected: np.ndarray) -> None:
     attrs, _ = _attrs(output_rot=text)
     quat = attrs.rotation('output_rot')
     assert math.isclose(sum(v * v for v in quat), 1.0, abs_tol=1e-15)
-    assert np.allclose(quat_matrix(quat), expected, atol=1e-15)
+    assert np.allclose(quat_rows(quat), expected, atol=1e-15)
 
 
 @pytest.mark.parametrize('text', ['rx(1)', 'Rx(1)Ry(1)', '(Rx(1))', 'Rw(1)', 'Rx(1)*', 'Rx 1',
@@ -173,7 +173,7 @@ def test_invalid_rotations(text: str) -> None:
 
 def test_rotation_tolerance_matches_hebi() -> None:
     almost, _ = _attrs(output_rot='1.000001 0 0 0 1 0 0 0 1')
-    assert np.allclose(quat_matrix(almost.rotation('output_rot')), np.eye(3))
+    assert np.allclose(quat_rows(almost.rotation('output_rot')), np.eye(3))
     off, _ = _attrs(output_rot='1.00001 0 0 0 1 0 0 0 1')
     with pytest.raises(InvalidValueError):
         off.rotation('output_rot')

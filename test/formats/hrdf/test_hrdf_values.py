@@ -17,8 +17,8 @@ from lxml import etree
 from robot_formats.core import errors as E
 from robot_formats.formats import load
 from robot_formats.formats.hrdf.formula import evaluate, is_plain_number, leading_number
-from robot_formats.formats.hrdf.geometry import quat_matrix
-from robot_formats.formats.hrdf.values import Attrs
+from robot_formats.core.rotations import quat_rows
+from robot_formats.formats.hrdf.values import Attrs, HrdfContext
 from robot_formats.formats.hrdf.versions import INTRODUCED_IN, SUPPORTED, Version, parse_version
 
 
@@ -27,7 +27,7 @@ def _attrs(**values: str) -> tuple[Attrs, list]:
     for key, value in values.items():
         element.set(key, value)
     warnings: list = []
-    return Attrs(element, 'x.hrdf', Version(1, 6, 0), warnings), warnings
+    return Attrs(element, 'x.hrdf', Version(1, 6, 0), HrdfContext('x.hrdf', warnings)), warnings
 
 
 @pytest.mark.parametrize('text', ['1 2 3', '+1 -0 .5', '1. 1e3 -2.5E-2', '0x10 1 1',
@@ -52,18 +52,18 @@ def test_rotation_terms_with_plain_angles_are_the_formula_angles(text: str) -> N
         expected = expected @ {'x': [[1, 0, 0], [0, c, -s], [0, s, c]],
                                'y': [[c, 0, s], [0, 1, 0], [-s, 0, c]],
                                'z': [[c, -s, 0], [s, c, 0], [0, 0, 1]]}[axis]
-    assert np.allclose(quat_matrix(attrs.rotation('output_rot')), expected, atol=1e-15)
+    assert np.allclose(quat_rows(attrs.rotation('output_rot')), expected, atol=1e-15)
 
 
 def test_nine_numbers_near_a_rotation_are_its_nearest_rotation() -> None:
     exact = '0 -1 0 1 0 0 0 0 1'
     crooked = '0.000002 -1 0 1 0.000001 0 0 0 1.000001'
     attrs, _ = _attrs(output_rot=exact)
-    assert np.allclose(quat_matrix(attrs.rotation('output_rot')),
+    assert np.allclose(quat_rows(attrs.rotation('output_rot')),
                        [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
     attrs, _ = _attrs(output_rot=crooked)
     u, _, vt = np.linalg.svd(np.array(crooked.split(), dtype=float).reshape(3, 3))
-    assert np.allclose(quat_matrix(attrs.rotation('output_rot')), u @ vt, atol=1e-14)
+    assert np.allclose(quat_rows(attrs.rotation('output_rot')), u @ vt, atol=1e-14)
     assert not np.allclose(u @ vt, [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-7)
 
 

@@ -24,7 +24,7 @@ from robot_formats.formats.sdformat.uri import ResolverConfig, resolve_uri
 
 
 def _ctx(version=(1, 8)):
-    return values.Ctx('test.sdf', [], version)
+    return values.SdfContext('test.sdf', [], version)
 
 
 def test_pose_in_degrees_and_the_frame_attribute_of_old_versions():

@@ -168,7 +168,7 @@ def points(*xyz) -> str:
                    '<zmin>0</zmin><zmax>0</zmax></sssp>\n')),
      errors.SchemaError, 12, 'one <sssp> or <pssp>'),
     (problem(obj().replace('true', 'maybe')), errors.InvalidValueError, 6,
-     "must be true or false, not 'maybe'"),
+     "<moveable> must be true/false or 1/0, not 'maybe'"),
     (problem(obj().replace(f'<pose>{IDENTITY}</pose>\n', '')), errors.SchemaError, 3,
      '<obj> needs a <pose>'),
     (problem(obj(), robot(), '<AMmapping>\n<action>\n<name>pick</name>\n'

@@ -1,0 +1,188 @@
+"""The reading context: what every format reader holds while it reads one document.
+
+One class for every format (docs/adding-a-format.md): the file being read (for error
+locations), the warnings sink, the folder relative references resolve against, and the load's
+budget; and the readers of the values every format has, which turn bad text into the typed
+:class:`~robot_formats.core.errors.FormatError` family with file and line:
+
+* :meth:`ReadingContext.warn`: an irregularity the document is read past (strict mode refuses
+  the document for it), at a line;
+* :meth:`ReadingContext.vector` and :meth:`ReadingContext.number`: whitespace-separated finite
+  numbers of an element's text or of an attribute; ``bounded``, each within the magnitude a
+  model may hold (:func:`~robot_formats.core.limits.in_range`), refused at its line;
+* :meth:`ReadingContext.boolean`: ``true``/``false``/``1``/``0`` in any letter case, which is
+  what urdfdom, libsdformat, DART and HEBI all accept.
+
+A format keeps only its own rules. Where its reference tool reads text the strict reader
+refuses (libsdformat and DART read ``0.5"`` as 0.5), the format subclasses the context and
+overrides :meth:`ReadingContext.read_past`; where it needs state of its own for the whole
+document (SDFormat's version, HRDF's include stack) the subclass holds it.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Literal, overload
+
+from lxml import etree
+
+from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
+from robot_formats.core.limits import MAX_MAGNITUDE, LoadBudget, in_range
+from robot_formats.core.xmlsafe import floats, local_name, numbers
+
+__all__ = ['ReadingContext']
+
+_TRUE = frozenset({'1', 'true'})
+_FALSE = frozenset({'0', 'false'})
+_INFINITE = {'inf': math.inf, '+inf': math.inf, 'infinity': math.inf, '+infinity': math.inf,
+             '-inf': -math.inf, '-infinity': -math.inf}
+
+
+class ReadingContext:
+    """One document being read: its file, warnings sink, base folder and budget, and the
+    readers of numbers, vectors and booleans with file and line in their errors."""
+
+    __slots__ = ('file', 'warnings', 'budget', 'bounded', '_base_dir')
+
+    #: The error code of a boolean that is not one (a format may name its reference's code).
+    boolean_code = InvalidValueError.code
+    #: Whether :meth:`number` reads ``inf`` and ``-inf`` everywhere (libsdformat does), not
+    #: only where a reader asks for them.
+    reads_infinity = False
+
+    def __init__(self, file: str | None, warnings: list[Diagnostic],
+                 budget: LoadBudget | None = None, *, bounded: bool = False) -> None:
+        self.file = file
+        self.warnings = warnings
+        #: What the load may still read or copy (None: read outside a load, no budget).
+        self.budget = budget
+        #: Whether a number read is refused beyond ``±MAX_MAGNITUDE`` (VALUE_OUT_OF_RANGE, at
+        #: its line), by default: for a format whose numbers reach the model as read (a read
+        #: may say otherwise for a value the model does not keep).
+        self.bounded = bounded
+        self._base_dir: Path | None = None
+
+    @property
+    def base_dir(self) -> Path | None:
+        """The folder relative references resolve against (the file's, symlinks resolved);
+        worked out on first use: most documents never need it, and it costs system calls."""
+        if self._base_dir is None and self.file:
+            self._base_dir = Path(self.file).resolve().parent
+        return self._base_dir
+
+    def warn(self, message: str, line: int | None, code: str = 'WARNING', *,
+             file: str | None = None, note: bool = False) -> None:
+        """Record an irregularity at ``line`` of the document (``file``: of another file the
+        document includes). ``note``: information, not an irregularity (strict mode accepts
+        the document)."""
+        self.warnings.append(Diagnostic(message, self.file if file is None else file, line,
+                                        code, 'note' if note else 'warning'))
+
+    # --- numbers ----------------------------------------------------------------------------
+    @overload
+    def vector(self, element: etree._Element | None, count: Literal[3],
+               default: tuple[float, float, float] | None = None, *,
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, float, float]: ...
+
+    @overload
+    def vector(self, element: etree._Element | None, count: Literal[2],
+               default: tuple[float, float] | None = None, *,
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, float]: ...
+
+    @overload
+    def vector(self, element: etree._Element | None, count: Literal[4],
+               default: tuple[float, float, float, float] | None = None, *,
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, float, float, float]: ...
+
+    @overload
+    def vector(self, element: etree._Element | None, count: int | None,
+               default: tuple[float, ...] | None = None, *,
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, ...]: ...
+
+    def vector(self, element: etree._Element | None, count: int | None,
+               default: tuple[float, ...] | None = None, *,
+               attribute: str | None = None, bounded: bool | None = None
+               ) -> tuple[float, ...]:
+        """``count`` (any number: None) finite numbers of the element's text, or of its
+        ``attribute``; ``default`` when the element or attribute is absent (without a default:
+        a SchemaError naming what is missing). Typed by the count. ``bounded``: refuse a value
+        beyond ``±MAX_MAGNITUDE`` here (default: the context's :attr:`bounded`)."""
+        if element is None:
+            if default is None:
+                raise TypeError('vector() of no element needs a default')
+            return default
+        if attribute is None:
+            text = element.text or ''
+        else:
+            found = element.get(attribute)
+            if found is None:
+                if default is not None:
+                    return default
+                raise SchemaError(f'<{local_name(element)}> needs a {attribute!r} attribute',
+                                  self.file, element.sourceline)
+            text = found
+        try:
+            values: tuple[float, ...] | None = numbers(text)
+        except ValueError:
+            values = None
+        if values is None or (count is not None and len(values) != count):
+            values = self.read_past(element, text, count, attribute)
+        if (self.bounded if bounded is None else bounded) and values and (
+                max(values) > MAX_MAGNITUDE or min(values) < -MAX_MAGNITUDE):
+            in_range(values, self.what(element, attribute), self.file, element.sourceline)
+        return values
+
+    def number(self, element: etree._Element | None, default: float | None = None, *,
+               attribute: str | None = None, infinite: bool = False,
+               bounded: bool | None = None) -> float:
+        """One finite number (:meth:`vector` of one); ``infinite``: ``inf`` and ``-inf`` (any
+        case, C's spellings) are read too, where the format gives them a meaning (no limit)."""
+        if (infinite or self.reads_infinity) and element is not None:
+            text = element.text if attribute is None else element.get(attribute)
+            if text is not None:
+                value = _INFINITE.get(text.strip().lower())
+                if value is not None:
+                    return value
+        return self.vector(element, 1, None if default is None else (default,),
+                           attribute=attribute, bounded=bounded)[0]
+
+    def read_past(self, element: etree._Element, text: str, count: int | None,
+                  attribute: str | None) -> tuple[float, ...]:
+        """The numbers of ``text`` (the element's text or ``attribute``), which the strict
+        reader refuses or finds a wrong count in: here, the strict reader's error, naming the
+        element (or attribute), file and line. A format whose reference tool reads past stray
+        characters overrides this with that tool's rule (and a warning)."""
+        return floats(text, self.file, element.sourceline, self.what(element, attribute),
+                      count)
+
+    @staticmethod
+    def what(element: etree._Element, attribute: str | None = None) -> str:
+        """How messages name the element (``<mass>``) or its attribute (``<mass value>``)."""
+        name = local_name(element)
+        return f'<{name}>' if attribute is None else f'<{name} {attribute}>'
+
+    # --- booleans ---------------------------------------------------------------------------
+    def boolean(self, element: etree._Element | None, default: bool | None = None, *,
+                attribute: str | None = None) -> bool:
+        """``true``/``false``/``1``/``0`` in any letter case (what every reference tool
+        accepts) of the element's text or its ``attribute``; ``default`` when absent."""
+        text = None
+        if element is not None:
+            text = element.text or '' if attribute is None else element.get(attribute)
+        if text is None or element is None:
+            if default is None:
+                raise TypeError('boolean() of something absent needs a default')
+            return default
+        value = text.strip().lower()
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        raise InvalidValueError(f'{self.what(element, attribute)} must be true/false or 1/0, '
+                                f'not {text.strip()!r}', self.file, element.sourceline,
+                                code=self.boolean_code)
