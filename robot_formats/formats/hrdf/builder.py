@@ -20,6 +20,14 @@ in element order, e.g. ``actuator_0``, ``rigid_body_3``, ``end_effector_11``) be
 
 The root link ``world`` is HEBI's world frame; ``base`` (fixed joint ``base_joint``) is placed
 by ``<robot rot trans>`` as HEBI's forward kinematics place the robot's base.
+
+Every number that reaches the model is finite and within
+:data:`~robot_formats.core.limits.MAX_MAGNITUDE` where it is made
+(:func:`~robot_formats.core.limits.in_range`, at the element's line): translations where they
+are read (:meth:`~robot_formats.formats.hrdf.values.Attrs.translation`), and what the builder
+derives from the attributes (a link's shape, overridden mass properties, a gear ratio's
+multiplier, a rigid body's output tube); rotations are unit quaternions, and the rest comes
+from HEBI's catalogue. Every name is non-empty (a tag, else a default name).
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from lxml import etree
 from robot_formats.core.errors import (DuplicateNameError, InvalidValueError,
                                        SchemaError, StructureError)
 from robot_formats.core.files import is_regular_file
+from robot_formats.core.limits import in_range
 from robot_formats.core.model import (IDENTITY, Box, Cylinder, Frame, Inertial, Joint, JointType,
                                       Limits, Link, Inertia6, Material, Mesh, Mimic, Model, Pose,
                                       Sphere, Visual)
@@ -323,8 +332,11 @@ class _Builder:
                            'HRDF_GEAR_RATIO_ZERO')
                 self.joints.append(Joint(output, _FIXED, name, output, line=line))
             else:
+                multiplier = 1.0 / ratio
+                in_range((multiplier,), f'<joint gear_ratio={attrs.get("gear_ratio")!r}>: the '
+                         'output\'s multiplier 1/gear_ratio', attrs.file, line)
                 self.joints.append(Joint(output, kind, name, output, axis=axis,
-                                         mimic=Mimic(name, 1.0 / ratio, 0.0), line=line))
+                                         mimic=Mimic(name, multiplier, 0.0), line=line))
         return _Output(output, IDENTITY, None, node)
 
     # --- static elements --------------------------------------------------------------------
@@ -339,15 +351,18 @@ class _Builder:
                                 'cannot have an Inline output')
         extension = self._finite(attrs, 'extension')
         twist = self._finite(attrs, 'twist')
-        out_pose, library, visuals = self._link_shape(spec, extension, twist, inline_in,
+        out_pose, library, visuals = self._link_shape(attrs, spec, extension, twist, inline_in,
                                                       inline_out)
         self.links.append(Link(name, self._inertial(node, library), visuals, (), line))
         return out_pose
 
-    def _link_shape(self, spec: LinkType, extension: float, twist: float, inline_in: bool,
-                    inline_out: bool) -> tuple[Pose, Inertial, tuple[Visual, ...]]:
+    def _link_shape(self, attrs: Attrs, spec: LinkType, extension: float, twist: float,
+                    inline_in: bool, inline_out: bool
+                    ) -> tuple[Pose, Inertial, tuple[Visual, ...]]:
         """A link's output pose, library mass properties and visuals, made once per document
-        for each type, extension, twist and pair of ends (a kit's links are often alike)."""
+        for each type, extension, twist and pair of ends (a kit's links are often alike), and
+        every number of them in range (a long extension makes a heavy link; ``attrs``: the
+        first link of that shape, where an error is)."""
         key = (spec.name, extension, twist, inline_in, inline_out)
         shape = self._link_shapes.get(key)
         if shape is not None:
@@ -363,7 +378,11 @@ class _Builder:
         x, y, z = rotate(q_in, (extension / 2.0, 0.0, 0.0))
         com: Vec = (x + t_in[0], y + t_in[1], z + t_in[2])
         mass = link_mass(spec, extension, inline_in, inline_out)
-        library = Inertial(mass, pose(com, None), link_inertia(mass, extension, d, inline_in))
+        inertia = link_inertia(mass, extension, d, inline_in)
+        in_range((extension, *t, *com, mass, *inertia),
+                 f'<link> extension={attrs.get("extension")!r}: the link\'s pose, mass or '
+                 'inertia', attrs.file, attrs.line)
+        library = Inertial(mass, pose(com, None), inertia)
         visuals: tuple[Visual, ...] = ()
         if abs(extension) > 1e-6:
             visuals = (Visual(Cylinder(_LINK_RADIUS, abs(extension)),
@@ -430,6 +449,8 @@ class _Builder:
             return self._unphysical(node, mass)
         if not given:
             return library
+        in_range((mass, *com, *inertia), f'<{node.kind}>: the mass properties', node.attrs.file,
+                 node.attrs.line)
         return Inertial(mass, pose(com, com_rot), inertia)
 
     def _overridden(self, node: Node, given: frozenset[str], mass: float, com: Vec,
@@ -540,6 +561,7 @@ class _Builder:
         for output in outputs:
             x, y, z = output.xyz
             length = math.sqrt(x * x + y * y + z * z)
+            in_range((length,), '<rigid-body>: the length of an output', attrs.file, attrs.line)
             if length > 1e-3:
                 direction = (x / length, y / length, z / length)
                 visuals.append(Visual(Cylinder(0.01, length),

@@ -22,7 +22,7 @@ from pathlib import Path
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError
-from robot_formats.core.limits import LoadBudget
+from robot_formats.core.limits import LoadBudget, in_range
 from robot_formats.core.reading import ReadingContext
 from robot_formats.core.rotations import Q_IDENTITY, axis_quat, entries_to_quat, quat_multiply
 from robot_formats.core.xmlsafe import local_name
@@ -127,7 +127,8 @@ class Attrs:
 
     # --- vectors ----------------------------------------------------------------------------
     def translation(self, name: str) -> Vec | None:
-        """A "translation vector": 3 whitespace-separated values, each read as HEBI does."""
+        """A "translation vector": 3 whitespace-separated values, each read as HEBI does, and
+        within the magnitude a model may hold (every translation reaches the model)."""
         text = self.get(name)
         if text is None:
             return None
@@ -135,6 +136,7 @@ class Attrs:
         if len(parts) != 3:
             raise self.invalid(name, text, f'a translation needs 3 numbers, got {len(parts)}')
         x, y, z = (self._leading_number(name, part) for part in parts)
+        in_range((x, y, z), f'<{self.kind}> {name}', self.file, self.line)
         return (x, y, z)
 
     def _leading_number(self, name: str, part: str) -> float:

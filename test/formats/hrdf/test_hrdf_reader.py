@@ -203,6 +203,35 @@ def test_overrides_and_offsets(tmp_path: Path) -> None:
     assert bracket.inertia[0] == 0.25
 
 
+@pytest.mark.parametrize('element, line', [
+    ('<robot version="1.6.0" trans="1e19 0 0"><actuator type="X5-9"/></robot>', 1),
+    ('<robot version="1.6.0" rot="Rz(1)" trans="1e309 0 0"/>', 1),
+    ('<robot version="1.6.0">\n<actuator type="X5-9" com_trans="0 0 1e300"/></robot>', 2),
+    ('<robot version="1.6.0">\n<actuator type="X5-9" com_trans_offset="0 1e19 0"/></robot>', 2),
+    ('<robot version="1.6.0">\n<actuator type="X5-9" mass_offset="1e300"/></robot>', 2),
+    ('<robot version="1.6.0">\n<bracket type="X5LightLeft" ixx="1e300"/></robot>', 2),
+    ('<robot version="1.6.0">\n<rigid-body mass="1e300"/></robot>', 2),
+    ('<robot version="1.6.0">\n<rigid-body mass="1" output_trans="1e18 1e18 0"/></robot>', 2),
+    ('<robot version="1.6.0">\n<end-effector output_trans="0 -1e300 0"/></robot>', 2),
+    ('<robot version="1.6.0">\n<link type="X5" extension="1e10" twist="0"/></robot>', 2),
+    ('<robot version="1.6.0">\n<link type="X5" extension="-1e19" twist="pi"/></robot>', 2),
+    ('<robot version="1.6.0">\n<joint axis="rz" gear_ratio="1e-300"/></robot>', 2),
+    ('<robot version="1.6.0">\n<rigid-body mass="1"><output trans="0 0 -1e19"/></rigid-body>'
+     '</robot>', 2),
+])
+def test_every_number_is_in_range_where_the_builder_makes_it(tmp_path: Path, element: str,
+                                                             line: int) -> None:
+    """The HRDF reader alone (no check after it) refuses a number no model may hold, at the
+    element that gives it: what it reads (a translation) and what it derives from what it reads
+    (a link's mass and inertia grow with its extension, a gear ratio's multiplier is 1/ratio)."""
+    path = _write(tmp_path, 'r.hrdf', element)
+    with pytest.raises(E.InvalidValueError) as raised:
+        parse_hrdf_file(path, [])
+    assert raised.value.code == 'VALUE_OUT_OF_RANGE' and raised.value.line == line, raised.value
+    with pytest.raises(E.InvalidValueError):
+        load(path)
+
+
 def test_public_entry_point_for_other_formats(tmp_path: Path) -> None:
     path = _write(tmp_path, 'p.hrdf', '<robot version="1.6.0" description="demo arm">'
                   '<actuator type="X8-3"/></robot>')
