@@ -26,8 +26,7 @@ from typing import Iterable
 from robot_formats.core.errors import InvalidValueError, SchemaError
 from robot_formats.core.limits import in_range
 from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Frame, Geometry,
-                                      Joint, JointType, Link, Mesh, Model, Plane, Pose, Scene,
-                                      SoftBody, Sphere)
+                                      Joint, JointType, Link, Mesh, Model, Plane, Scene, Sphere)
 
 __all__ = ['check_ranges', 'check_name']
 
@@ -50,7 +49,8 @@ def check_ranges(scene: Scene) -> None:
 
 
 def _model(model: Model, file: str | None) -> None:
-    _pose(model.pose, f'model {model.name!r}: the pose', file, None)
+    pose = model.pose
+    in_range((*pose.xyz, *pose.quat), f'model {model.name!r}: the pose', file, None)
     for link in model.links:
         _link(link, file)
     for joint in model.joints:
@@ -63,38 +63,41 @@ def _model(model: Model, file: str | None) -> None:
             in_range((value,), f'model {model.name!r}: the {what} of {dof!r}', file, None)
 
 
+# Each part of a member (its mass properties, a visual, a joint's frames and axes) is checked by
+# one in_range call over all of its numbers: a scene is walked on every load.
+
 def _link(link: Link, file: str | None) -> None:
     what, line = f'link {link.name!r}', link.line
     check_name(link.name, 'link', file, line)
     inertial = link.inertial
     if inertial is not None:
-        in_range((inertial.mass, *inertial.inertia), f'{what}: the mass and inertia', file, line)
-        _pose(inertial.origin, f'{what}: the inertial origin', file, line)
+        origin = inertial.origin
+        in_range((inertial.mass, *inertial.inertia, *origin.xyz, *origin.quat),
+                 f'{what}: the mass, inertia or inertial origin', file, line)
     for visual in link.visuals:
-        _pose(visual.origin, f'{what}: a visual origin', file, line)
-        _geometry(visual.geometry, f'{what}: a visual geometry', file, line)
-        if visual.material is not None and visual.material.rgba is not None:
-            in_range(visual.material.rgba, f'{what}: a material colour', file, line)
+        origin, material = visual.origin, visual.material
+        in_range((*origin.xyz, *origin.quat, *_sizes(visual.geometry),
+                  *(material.rgba or () if material is not None else ())),
+                 f'{what}: a visual (origin, geometry or colour)', file, line)
     for collision in link.collisions:
-        _pose(collision.origin, f'{what}: a collision origin', file, line)
-        _geometry(collision.geometry, f'{what}: a collision geometry', file, line)
-    if link.soft is not None:
-        _soft(link.soft, f'{what}: the soft body', file, line)
-
-
-def _soft(soft: SoftBody, what: str, file: str | None, line: int | None) -> None:
-    _pose(soft.origin, what, file, line)
-    _geometry(soft.geometry, what, file, line)
-    in_range(_given((soft.total_mass, soft.vertex_stiffness, soft.edge_stiffness,
-                     soft.damping)), what, file, line)
+        origin = collision.origin
+        in_range((*origin.xyz, *origin.quat, *_sizes(collision.geometry)),
+                 f'{what}: a collision (origin or geometry)', file, line)
+    soft = link.soft
+    if soft is not None:
+        origin = soft.origin
+        in_range((*origin.xyz, *origin.quat, *_sizes(soft.geometry),
+                  *_given((soft.total_mass, soft.vertex_stiffness, soft.edge_stiffness,
+                           soft.damping))), f'{what}: the soft body', file, line)
 
 
 def _joint(joint: Joint, file: str | None) -> None:
     what, line = f'joint {joint.name!r}', joint.line
     check_name(joint.name, 'joint', file, line)
-    _pose(joint.origin, f'{what}: the origin', file, line)
-    _pose(joint.child_offset, f'{what}: the child offset', file, line)
-    in_range((*joint.axis, *(joint.axis2 or ()), joint.pitch), f'{what}: the axis', file, line)
+    origin, offset = joint.origin, joint.child_offset
+    in_range((*origin.xyz, *origin.quat, *offset.xyz, *offset.quat, *joint.axis,
+              *(joint.axis2 or ()), joint.pitch),
+             f'{what}: the origin, child offset or axis', file, line)
     if joint.type in _AXIAL:
         _direction(joint, what, file, line)
     for limit in joint.limits:
@@ -145,29 +148,25 @@ def _unit(vector: tuple[float, ...]) -> tuple[float, ...] | None:
 
 def _frame(frame: Frame, file: str | None) -> None:
     check_name(frame.name, 'frame', file, frame.line)
-    _pose(frame.pose, f'frame {frame.name!r}: the pose', file, frame.line)
+    pose = frame.pose
+    in_range((*pose.xyz, *pose.quat), f'frame {frame.name!r}: the pose', file, frame.line)
 
 
-def _pose(pose: Pose, what: str, file: str | None, line: int | None) -> None:
-    in_range((*pose.xyz, *pose.quat), what, file, line)
-
-
-def _geometry(geometry: Geometry, what: str, file: str | None, line: int | None) -> None:
+def _sizes(geometry: Geometry) -> tuple[float, ...]:
+    """The numbers of a shape (none for a shape of another kind, a reader's own)."""
     if isinstance(geometry, Box):
-        values: tuple[float, ...] = geometry.size
-    elif isinstance(geometry, (Cylinder, Capsule, Cone)):
-        values = (geometry.radius, geometry.length)
-    elif isinstance(geometry, Sphere):
-        values = (geometry.radius,)
-    elif isinstance(geometry, Ellipsoid):
-        values = geometry.radii
-    elif isinstance(geometry, Plane):
-        values = (*geometry.normal, *geometry.size)
-    elif isinstance(geometry, Mesh):
-        values = geometry.scale
-    else:  # a shape of another kind (a reader's own) holds no numbers this checks
-        return
-    in_range(values, what, file, line)
+        return geometry.size
+    if isinstance(geometry, (Cylinder, Capsule, Cone)):
+        return (geometry.radius, geometry.length)
+    if isinstance(geometry, Sphere):
+        return (geometry.radius,)
+    if isinstance(geometry, Ellipsoid):
+        return geometry.radii
+    if isinstance(geometry, Plane):
+        return (*geometry.normal, *geometry.size)
+    if isinstance(geometry, Mesh):
+        return geometry.scale
+    return ()
 
 
 def _given(values: Iterable[float | None]) -> tuple[float, ...]:
