@@ -29,7 +29,7 @@ from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.limits import MAX_MAGNITUDE, LoadBudget, in_range
-from robot_formats.core.xmlsafe import floats, local_name, numbers
+from robot_formats.core.xmlsafe import floats, local_name, number, numbers
 
 __all__ = ['ReadingContext']
 
@@ -112,44 +112,59 @@ class ReadingContext:
         ``attribute``; ``default`` when the element or attribute is absent (without a default:
         a SchemaError naming what is missing). Typed by the count. ``bounded``: refuse a value
         beyond ``±MAX_MAGNITUDE`` here (default: the context's :attr:`bounded`)."""
-        if element is None:
-            if default is None:
-                raise TypeError('vector() of no element needs a default')
-            return default
-        if attribute is None:
-            text = element.text or ''
-        else:
-            found = element.get(attribute)
-            if found is None:
-                if default is not None:
-                    return default
-                raise SchemaError(f'<{local_name(element)}> needs a {attribute!r} attribute',
-                                  self.file, element.sourceline)
-            text = found
+        if element is None or (text := self._text(element, attribute)) is None:
+            return self._absent(element, default, attribute)
         try:
             values: tuple[float, ...] | None = numbers(text)
         except ValueError:
             values = None
         if values is None or (count is not None and len(values) != count):
             values = self.read_past(element, text, count, attribute)
-        if (self.bounded if bounded is None else bounded) and values and (
-                max(values) > MAX_MAGNITUDE or min(values) < -MAX_MAGNITUDE):
-            in_range(values, self.what(element, attribute), self.file, element.sourceline)
+        if self.bounded if bounded is None else bounded:
+            for value in values:  # (a loop: cheaper than max() and min() of a few values)
+                if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+                    in_range(values, self.what(element, attribute), self.file,
+                             element.sourceline)
         return values
 
     def number(self, element: etree._Element | None, default: float | None = None, *,
                attribute: str | None = None, infinite: bool = False,
                bounded: bool | None = None) -> float:
-        """One finite number (:meth:`vector` of one); ``infinite``: ``inf`` and ``-inf`` (any
-        case, C's spellings) are read too, where the format gives them a meaning (no limit)."""
-        if (infinite or self.reads_infinity) and element is not None:
-            text = element.text if attribute is None else element.get(attribute)
-            if text is not None:
-                value = _INFINITE.get(text.strip().lower())
-                if value is not None:
-                    return value
-        return self.vector(element, 1, None if default is None else (default,),
-                           attribute=attribute, bounded=bounded)[0]
+        """One finite number (:meth:`vector` of one, read as one token); ``infinite``: ``inf``
+        and ``-inf`` (any case, C's spellings) are read too, where the format gives them a
+        meaning (no limit)."""
+        if element is None or (text := self._text(element, attribute)) is None:
+            return self._absent(element, None if default is None else (default,), attribute)[0]
+        if infinite or self.reads_infinity:
+            infinity = _INFINITE.get(text.strip().lower())
+            if infinity is not None:
+                return infinity
+        try:
+            value = number(text)
+        except ValueError:  # not one finite number: as :meth:`vector` finds it
+            value = self.read_past(element, text, 1, attribute)[0]
+        if (self.bounded if bounded is None else bounded) and not (
+                -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE):
+            in_range((value,), self.what(element, attribute), self.file, element.sourceline)
+        return value
+
+    @staticmethod
+    def _text(element: etree._Element, attribute: str | None) -> str | None:
+        """The element's text ('' when it has none) or its ``attribute`` (None: absent)."""
+        if attribute is None:
+            return element.text or ''
+        return element.get(attribute)
+
+    def _absent(self, element: etree._Element | None, default: tuple[float, ...] | None,
+                attribute: str | None) -> tuple[float, ...]:
+        """``default`` for an absent element or attribute; without one, a SchemaError naming
+        the missing attribute (a TypeError for a missing element: the caller's mistake)."""
+        if default is not None:
+            return default
+        if element is None:
+            raise TypeError('vector() or number() of no element needs a default')
+        raise SchemaError(f'<{local_name(element)}> needs a {attribute!r} attribute',
+                          self.file, element.sourceline)
 
     def read_past(self, element: etree._Element, text: str, count: int | None,
                   attribute: str | None) -> tuple[float, ...]:
@@ -171,10 +186,7 @@ class ReadingContext:
                 attribute: str | None = None) -> bool:
         """``true``/``false``/``1``/``0`` in any letter case (what every reference tool
         accepts) of the element's text or its ``attribute``; ``default`` when absent."""
-        text = None
-        if element is not None:
-            text = element.text or '' if attribute is None else element.get(attribute)
-        if text is None or element is None:
+        if element is None or (text := self._text(element, attribute)) is None:
             if default is None:
                 raise TypeError('boolean() of something absent needs a default')
             return default
