@@ -102,9 +102,11 @@ def _urdf_name(element: etree._Element) -> str | None:
     TinyXML2 does); None for comments, processing instructions and elements with a namespace
     prefix (another tool's extension: urdfdom, which matches names as written, finds none)."""
     tag = element.tag
-    if not isinstance(tag, str) or element.prefix is not None:
+    if not isinstance(tag, str):
         return None
-    return tag.rpartition('}')[2]
+    if tag[0] != '{':  # no namespace, so no prefix (most elements: no prefix lookup)
+        return tag
+    return None if element.prefix is not None else tag.rpartition('}')[2]
 
 
 def _first_children(element: etree._Element) -> dict[str, etree._Element]:
