@@ -570,17 +570,6 @@ class _Builder:
         return tuple(visuals)
 
 
-def _all_tags(nodes: list[Node]) -> set[str]:
-    tags: set[str] = set()
-    for node in nodes:
-        tag = node.attrs.get('tag')
-        if tag:
-            tags.add(tag)
-        for _, sub in node.outputs or ():
-            tags |= _all_tags(sub)
-    return tags
-
-
 def _free_name(name: str, tags: set[str]) -> str:
     """``world``/``base`` unless an element is tagged so (HEBI allows it): then ``world_``..."""
     while name in tags:
@@ -598,8 +587,9 @@ def implicit_end_effector(root_attrs: Attrs) -> Node:
 
 def build_model(root_attrs: Attrs, nodes: list[Node], name: str, file: str | None,
                 root_link: str = ROOT_LINK) -> Model:
-    """The model of a document's root attributes and node chain."""
-    tags = _all_tags(nodes)
+    """The model of a document's root attributes and node chain (the tags of its elements
+    gathered in the document's context as they were read)."""
+    tags = root_attrs.ctx.tags
     builder = _Builder(file, tags)
     rotation = root_attrs.rotation('rot')
     translation = root_attrs.translation('trans')

@@ -189,6 +189,9 @@ def _chain(ctx: HrdfContext, container: etree._Element, file: str | None, versio
 def _node(ctx: HrdfContext, element: etree._Element, kind: str, file: str | None,
           version: Version) -> Node:
     attrs = _checked_attrs(element, kind, file, version, ctx, name=kind)
+    tag = element.get('tag')
+    if tag:
+        ctx.tags.add(tag)
     children = _child_elements(element, file)
     if not children:
         return Node(kind, attrs, None, False, file)

@@ -22,9 +22,11 @@ _ZERO: Vec = (0.0, 0.0, 0.0)
 
 
 def compose(t1: Vec, q1: Quat, t2: Vec, q2: Quat) -> tuple[Vec, Quat]:
-    """``(t1, q1) · (t2, q2)``."""
+    """``(t1, q1) · (t2, q2)`` (no rotation by, or product with, :data:`Q_IDENTITY`: most
+    interfaces of a chain do not turn)."""
     rx, ry, rz = rotate(q1, t2) if q1 is not Q_IDENTITY else t2
-    return (t1[0] + rx, t1[1] + ry, t1[2] + rz), quat_multiply(q1, q2)
+    q = q2 if q1 is Q_IDENTITY else q1 if q2 is Q_IDENTITY else quat_multiply(q1, q2)
+    return (t1[0] + rx, t1[1] + ry, t1[2] + rz), q
 
 
 def pose(t: Vec | None, q: Quat | None) -> Pose:

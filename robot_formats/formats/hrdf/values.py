@@ -42,7 +42,7 @@ class HrdfContext(ReadingContext):
     """The reading context of an HRDF document and the files it includes: the include chain
     (for cycles), each included file parsed once, and each formula evaluated once."""
 
-    __slots__ = ('stack', 'parsed', 'formulas')
+    __slots__ = ('stack', 'parsed', 'formulas', 'tags')
 
     budget: LoadBudget  #: always one (the load's, or a budget of its own)
 
@@ -57,6 +57,9 @@ class HrdfContext(ReadingContext):
         #: formula text -> its value and quirks, for every element of the document (see
         #: :class:`Attrs`): the same few formulas (``pi``, a link's extension) recur
         self.formulas: dict[str, tuple[float, tuple[Quirk, ...]]] = {}
+        #: The elements' tags, includes too (gathered as the elements are read): a default
+        #: name (``actuator_0``) steps aside for a tag anywhere in the robot.
+        self.tags: set[str] = set()
 
 
 class Attrs:
@@ -122,7 +125,8 @@ class Attrs:
             raise self.invalid(name, text, f'not a formula: {err.reason} at character '
                                f'{err.position + 1} (formulas use numbers, pi, + - * / '
                                'and parentheses)') from None
-        self._quirks(name, quirks)
+        if quirks:
+            self._quirks(name, quirks)
         return value
 
     # --- vectors ----------------------------------------------------------------------------
