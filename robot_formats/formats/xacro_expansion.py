@@ -11,9 +11,13 @@ child process of its own (this module run as ``python -m``), which the parent ca
 * every file xacro opens goes through the guarded reader
   (:func:`robot_formats.core.files.read_input`: regular files only, bounded), so a FIFO or
   ``/dev/zero`` in an include is refused, not waited on;
-* ``load_yaml`` reads a YAML mapping or list (what robot descriptions load: joint limits,
-  calibrations); a file that is neither, or no YAML at all, is refused without quoting it, so
-  ``load_yaml('/etc/passwd')`` discloses nothing.
+* ``load_yaml`` reads what robot descriptions load (joint limits, calibrations): a ``.yaml`` or
+  ``.yml`` file inside the package that holds the document (its nearest folder with a
+  ``package.xml``, else the document's folder) or inside a ROS package's share folder (what
+  ``$(find pkg)`` names), holding a YAML mapping or list. Anything else is refused without
+  quoting it: what load_yaml reads becomes part of the document, and messages quote the
+  document, so ``load_yaml('/etc/shadow')`` (whose lines YAML reads as a mapping) must never
+  be read.
 
 What xacro refuses, and every limit, is a :class:`~robot_formats.core.errors.FormatError` naming
 the ``.xacro`` file (xacro's sentence, one line), or a
@@ -120,12 +124,42 @@ def _limit_self() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _guard_xacro(xacro, yaml) -> None:
+YAML_SUFFIXES = ('.yaml', '.yml')
+
+
+def yaml_roots(document: Path, prefixes: str) -> list[Path]:
+    """The folders load_yaml may read in (absolute, ``..`` folded): the package holding
+    ``document`` (its nearest folder with a package.xml, else its folder) and
+    ``<prefix>/share`` of every prefix of ``prefixes`` (AMENT_PREFIX_PATH: where
+    ``$(find pkg)`` points)."""
+    folder = Path(os.path.abspath(document)).parent
+    package = next((f for f in (folder, *folder.parents) if (f / 'package.xml').is_file()),
+                   folder)
+    return [package] + [Path(os.path.abspath(Path(prefix, 'share')))
+                        for prefix in prefixes.split(os.pathsep) if prefix]
+
+
+def yaml_refusal(name: str, roots: list[Path]) -> str | None:
+    """Why load_yaml may not read ``name``, or None (see :func:`yaml_roots`). The folders are
+    compared by name, ``..`` folded (a colcon --symlink-install share folder links its files
+    to the sources); the file a link leads to must be a YAML file too, so a link planted in a
+    package cannot reach /etc/shadow."""
+    path = Path(os.path.abspath(name))
+    if not all(p.suffix.lower() in YAML_SUFFIXES for p in (path, path.resolve())):
+        return f'load_yaml: {name} is no .yaml or .yml file'
+    if not any(path.is_relative_to(root) for root in roots):
+        return (f"load_yaml: {name} is outside the document's package and the ROS packages' "
+                'share folders, where load_yaml reads')
+    return None
+
+
+def _guard_xacro(xacro, yaml, document: Path) -> None:
     """Route xacro's file reads through the guarded reader and check what load_yaml reads
     (this process exists for this one expansion, so its modules may be adjusted)."""
     from robot_formats.core.files import read_input
     from robot_formats.core.xmlsafe import MAX_XML_BYTES
     safe_load = yaml.safe_load
+    roots = yaml_roots(document, os.environ.get('AMENT_PREFIX_PATH', ''))
 
     def guarded_open(name, mode='r', *args, **kwargs):  # xacro opens files only to read them
         stream = io.BytesIO(read_input(name, MAX_XML_BYTES))
@@ -134,6 +168,9 @@ def _guard_xacro(xacro, yaml) -> None:
 
     def checked_yaml(stream):
         name = getattr(stream, 'name', 'the file')
+        refusal = yaml_refusal(name, roots)
+        if refusal:
+            raise xacro.XacroException(refusal)
         try:
             document = safe_load(stream)
         except yaml.YAMLError as err:
@@ -172,7 +209,7 @@ def _main() -> int:
             print('UNSUPPORTED xacro files need the xacro package (pip install xacro, or the ROS '
                   'package xacro)', file=stderr)
             return 1
-        _guard_xacro(xacro, yaml)
+        _guard_xacro(xacro, yaml, Path(request['path']))
         document = xacro.process_file(request['path'], mappings=request['arguments'])
         data = document.toprettyxml(indent='  ').encode('utf-8')  # as xacro's command line
     except Exception as err:  # noqa: BLE001 - xacro raises many kinds; all are the file's

@@ -87,21 +87,42 @@ def test_proc_self_environ_as_the_document_shows_nothing() -> None:
     refused('check', '/proc/self/environ')
 
 
-@pytest.mark.parametrize('target', ['/etc/passwd', 'secret_text', 'secret_xml', 'pipe',
-                                    'zero', '/etc/shadow'])
+def load_yaml_document(folder: Path, path: str | Path, name: str = 'r.urdf.xacro') -> Path:
+    """A xacro document using what load_yaml reads in a link name (which messages quote)."""
+    return write(folder, name, '<?xml version="1.0"?>\n<robot name="r" xmlns:xacro='
+                 '"http://www.ros.org/wiki/xacro">\n<xacro:property name="p" value="${xacro.'
+                 f"load_yaml('{path}')" '}"/>\n<link name="${p}"/><link name="a${len(p)}"/>'
+                 '</robot>\n')
+
+
+@pytest.mark.parametrize('target', ['/etc/passwd', 'secret_text', 'secret_xml', 'secret_yaml',
+                                    'pipe', 'zero', '/etc/shadow'])
 def test_xacro_load_yaml_shows_nothing_of_the_file(plant: Plant, tmp_path: Path,
                                                    target: str) -> None:
-    """What is no YAML mapping or list is refused unquoted; /etc/shadow's lines end with ':',
-    so YAML reads it as a mapping, which xacro hands the document (its length used here shows
-    nothing; a document may use what load_yaml reads, as xacro allows)."""
+    """load_yaml reads only .yaml files of the document's package and of ROS packages: what it
+    reads becomes the document, which messages quote. /etc/shadow's lines end with ':', so YAML
+    would read it as a mapping; a mapping from elsewhere (the planted secret.yaml) is refused
+    too. Both are used in a link name here, which the two-roots message would quote."""
     path = {'pipe': plant.fifo, 'zero': plant.zero}.get(target) or getattr(plant, target, target)
-    doc = write(tmp_path, 'r.urdf.xacro', '<?xml version="1.0"?>\n<robot name="r" xmlns:xacro='
-                '"http://www.ros.org/wiki/xacro">\n<xacro:property name="p" value="${xacro.'
-                f"load_yaml('{path}')" '}"/>\n<link name="a${len(p)}"/></robot>\n')
-    if target == '/etc/shadow':
-        accepted('check', doc)
-    else:
-        refused('check', doc)
+    refused('check', load_yaml_document(tmp_path, path))
+
+
+def test_xacro_load_yaml_reads_the_documents_package_and_ros_packages(tmp_path: Path) -> None:
+    """What descriptions load: a sibling folder of the package (``../config``) and a ROS
+    package's share folder through ``$(find pkg)``."""
+    write(tmp_path, 'package.xml', '<package format="3"><name>r</name></package>\n')
+    write(tmp_path, 'config/limits.yaml', 'shoulder: {upper: 1.5}\n')
+    doc = write(tmp_path, 'urdf/r.urdf.xacro', '<?xml version="1.0"?>\n<robot name="r" '
+                'xmlns:xacro="http://www.ros.org/wiki/xacro">\n<xacro:property name="p" '
+                "value=\"${xacro.load_yaml('../config/limits.yaml')}\"/>\n<xacro:property "
+                'name="q" value="${xacro.load_yaml(\'$(find robot_formats)/config/'
+                'description_publisher.yaml\')}"/>\n<link name="a${p.shoulder.upper}_${len(q)}"/>'
+                '</robot>\n')
+    assert 'a1.5_1' in accepted('frames', '--json', doc)
+    refused('check', load_yaml_document(tmp_path / 'urdf', '../../outside.yaml', 's.urdf.xacro'))
+    (tmp_path / 'config/planted.yaml').symlink_to('/etc/shadow')
+    refused('check', load_yaml_document(tmp_path / 'urdf', '../config/planted.yaml',
+                                        't.urdf.xacro'))
 
 
 def test_xacro_include_of_a_file_shows_nothing(plant: Plant, tmp_path: Path) -> None:
