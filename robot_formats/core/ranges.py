@@ -57,10 +57,10 @@ def _model(model: Model, file: str | None) -> None:
         _joint(joint, file)
     for frame in model.frames:
         _frame(frame, file)
-    for values, what in ((model.initial_positions, 'initial position'),
-                         (model.initial_velocities, 'initial velocity')):
-        for dof, value in values.items():
-            in_range((value,), f'model {model.name!r}: the {what} of {dof!r}', file, None)
+    for values, what in ((model.initial_positions, 'initial positions'),
+                         (model.initial_velocities, 'initial velocities')):
+        if values:  # (the value refused is in the message, which names no coordinate)
+            in_range(values.values(), f'model {model.name!r}: the {what}', file, None)
 
 
 # Each part of a member (its mass properties, a visual, a joint's frames and axes) is checked by
@@ -169,8 +169,8 @@ def _sizes(geometry: Geometry) -> tuple[float, ...]:
     return ()
 
 
-def _given(values: Iterable[float | None]) -> tuple[float, ...]:
-    return tuple(value for value in values if value is not None)
+def _given(values: Iterable[float | None]) -> list[float]:
+    return [value for value in values if value is not None]
 
 
 def check_name(name: str, kind: str, file: str | None, line: int | None) -> None:
