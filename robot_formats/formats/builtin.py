@@ -44,7 +44,8 @@ def _claims_hrdf(root: etree._Element) -> bool:
 
 HRDF = FormatSpec('hrdf', ('.hrdf',), ('robot',),
                   LazyFunction('robot_formats.formats.hrdf.reader:read_element'),
-                  'HEBI Robot Description Format', claims=_claims_hrdf, any_root=True)
+                  'HEBI Robot Description Format', claims=_claims_hrdf, any_root=True,
+                  checks_ranges=True)  # read bounded; the builder checks what it derives
 
 
 TMP = FormatSpec('tmp', ('.xml',), ('problem',),
