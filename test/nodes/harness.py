@@ -65,6 +65,8 @@ def check_urdf_binary() -> str:
     return found
 
 
+LOST_RESPONSE = 'client will not receive response'
+
 # --- the node under test ----------------------------------------------------------------------
 
 def subprocess_env(domain_id: int, log_dir: Path,
@@ -79,6 +81,8 @@ def subprocess_env(domain_id: int, log_dir: Path,
     env['PYTHONUNBUFFERED'] = '1'
     env['RCUTILS_LOGGING_BUFFERED_STREAM'] = '0'
     env['RCUTILS_COLORIZED_OUTPUT'] = '0'
+    # Every lost service response is printed, not only a location's first (see RosSide.call).
+    env['PYTHONWARNINGS'] = 'always::RuntimeWarning'
     return env
 
 
@@ -264,11 +268,30 @@ class RosSide:
 
     def call(self, client: Any, request: Any, timeout: float = TIMEOUT,
              process: NodeProcess | None = None) -> Any:
+        """Call and wait for the answer; ask again when the node reports its answer lost.
+
+        rmw_fastrtps sends a response only once the server has matched the client's response
+        reader, and waits only briefly for that (rmw_fastrtps_shared_cpp's send_response).
+        ``wait_for_service`` sees only the client's side of discovery, so on a loaded machine
+        the first answer can be dropped; rclpy then warns ``client will not receive response``
+        in the node's output. The request is sent again only on that notice, so a call is never
+        repeated while its first answer may still come.
+        """
         assert client.wait_for_service(timeout_sec=timeout), (
             f'service {client.srv_name} not available within {timeout:g} s'
             + (f'; {process.describe()}' if process else ''))
-        future = client.call_async(request)
-        self.spin_until(future.done, timeout, f'the response of {client.srv_name}', process)
+        lost_before = process.log().count(LOST_RESPONSE) if process else 0
+        futures = [client.call_async(request)]
+
+        def answered() -> Any:
+            done = [future for future in futures if future.done()]
+            if done:
+                return done[0]
+            if process and process.log().count(LOST_RESPONSE) >= lost_before + len(futures):
+                futures.append(client.call_async(request))
+            return None
+
+        future = self.spin_until(answered, timeout, f'the response of {client.srv_name}', process)
         return future.result()
 
 
