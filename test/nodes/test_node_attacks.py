@@ -215,22 +215,32 @@ def test_the_player_stops_on_sigint_while_it_plays(player):
     assert_stops_on_sigint(player.process)
 
 
-def test_a_controller_killed_mid_motion_ends_the_play_and_the_next_goal_plays(launcher,
-                                                                               motion_file):
+def start_played_controller(launcher, motion_file: Path, label: str):
+    """sim_controller (kinematic, the bundled arm) and motion_player in action mode on a domain
+    of their own, both ready: (side, PlayMotion client, the controller's `ros2 run` arguments,
+    controller process, player process). The robot comes on robot_description, as from
+    description_publisher; the motions drive some of its joints."""
     domain = launcher.allocate_domain()
-    side = launcher.side(domain, 'attack_action')
+    side = launcher.side(domain, label)
     client = play_client(side.node)
     sim_args = ros2_run('sim_controller', f'description_file:={ARM}', 'mode:=kinematic',
-                        'allow_partial_joints_goal:=true')  # (the motions drive some joints)
-    sim = start(launcher, domain, 'doomed_sim', sim_args)
-    player = start(launcher, domain, 'action_player', ros2_run(
+                        'allow_partial_joints_goal:=true')
+    sim = start(launcher, domain, f'{label}_sim', sim_args)
+    player = start(launcher, domain, f'{label}_player', ros2_run(
         'motion_player', f'motion_files:=[{str(motion_file)!r}]', f'frame_period:={PERIOD}',
         'output_mode:=action'))
     model = side.node.create_publisher(String, 'robot_description', DESCRIPTION_QOS)
-    model.publish(String(data=ARM.read_text()))
+    model.publish(String(data=ARM.read_text()))  # the node keeps its publisher alive
     sim.wait_for_log('ready')
     player.wait_for_log('robot model: ')
     assert client.wait_for_server(timeout_sec=TIMEOUT), player.describe()
+    return side, client, sim_args, sim, player
+
+
+def test_a_controller_killed_mid_motion_ends_the_play_and_the_next_goal_plays(launcher,
+                                                                               motion_file):
+    side, client, sim_args, sim, player = start_played_controller(launcher, motion_file,
+                                                                  'killed')
 
     def send(motion: str, feedback=None):
         future = client.send_goal_async(PlayMotion.Goal(motion_name=motion),
@@ -250,7 +260,7 @@ def test_a_controller_killed_mid_motion_ends_the_play_and_the_next_goal_plays(la
     assert outcome.result.error_code == Result.CONTROLLER_ERROR
     assert ('left the ROS graph' in outcome.result.message
             or 'no result from the controller' in outcome.result.message), outcome.result.message
-    start(launcher, domain, 'new_sim', sim_args).wait_for_log('ready')
+    start(launcher, sim.domain_id, 'new_sim', sim_args).wait_for_log('ready')
 
     def played() -> bool:
         """A goal is answered; it plays once the player has discovered the new controller
@@ -269,20 +279,8 @@ def test_the_first_goal_after_a_controller_restart_plays(launcher, motion_file, 
     two plays (SIGINT: it leaves the graph; SIGKILL: it stays on the graph until its lease
     ends, and a goal sent only there is never answered) and started again: the one goal sent
     once the new controller is ready plays on it."""
-    domain = launcher.allocate_domain()
-    side = launcher.side(domain, f'restart_{stop}')
-    client = play_client(side.node)
-    sim_args = ros2_run('sim_controller', f'description_file:={ARM}', 'mode:=kinematic',
-                        'allow_partial_joints_goal:=true')
-    sim = start(launcher, domain, 'first_sim', sim_args)
-    player = start(launcher, domain, 'restart_player', ros2_run(
-        'motion_player', f'motion_files:=[{str(motion_file)!r}]', f'frame_period:={PERIOD}',
-        'output_mode:=action'))
-    model = side.node.create_publisher(String, 'robot_description', DESCRIPTION_QOS)
-    model.publish(String(data=ARM.read_text()))
-    sim.wait_for_log('ready')
-    player.wait_for_log('robot model: ')
-    assert client.wait_for_server(timeout_sec=TIMEOUT), player.describe()
+    side, client, sim_args, sim, player = start_played_controller(launcher, motion_file,
+                                                                  f'restart_{stop}')
 
     def play():
         future = client.send_goal_async(PlayMotion.Goal(motion_name='wave'))
@@ -297,7 +295,7 @@ def test_the_first_goal_after_a_controller_restart_plays(launcher, motion_file, 
     else:
         os.killpg(sim.proc.pid, signal.SIGKILL)
         sim.proc.wait(timeout=TIMEOUT)
-    start(launcher, domain, 'restarted_sim', sim_args).wait_for_log('ready')
+    start(launcher, sim.domain_id, 'restarted_sim', sim_args).wait_for_log('ready')
     outcome = play()
     assert outcome.status == GoalStatus.STATUS_SUCCEEDED, outcome.result.message
     assert outcome.result.controller_error_code == FollowJointTrajectory.Result.SUCCESSFUL

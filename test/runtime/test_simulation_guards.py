@@ -89,54 +89,53 @@ def test_an_unstable_simulation_is_reported_and_reset(tmp_path, monkeypatch):
     assert abs(stable.positions()[0] - 0.5) < 0.01
 
 
-def test_robots_are_built_on_another_thread_latest_first():
-    started, release = threading.Event(), threading.Event()
-    built: list[str] = []
+class GatedBuild:
+    """A build function that holds each build until released, records what it built and
+    refuses the text 'bad', so a test controls what the builder's worker is doing."""
 
-    def build(text: str) -> str:
+    def __init__(self) -> None:
+        self.started, self.release = threading.Event(), threading.Event()
+        self.built: list[str] = []
+
+    def __call__(self, text: str) -> str:
         if text == 'bad':
             raise FormatError('refused')
-        started.set()
-        release.wait(10)
-        built.append(text)
+        self.started.set()
+        self.release.wait(10)
+        self.built.append(text)
         return text
 
+
+def test_robots_are_built_on_another_thread_latest_first():
+    build = GatedBuild()
     builder = ModelBuilder(build)
     builder.submit('first')
-    assert started.wait(10)
+    assert build.started.wait(10)
     builder.submit('second')  # waits: replaced by the next one before it starts
     builder.submit('bad')
-    release.set()
+    build.release.set()
     outcomes: list[object] = []
     while len(outcomes) < 2:  # the worker's two builds (a readiness wait, no fixed sleep)
         outcomes += builder.take()
-        release.wait(0.01)
+        build.release.wait(0.01)
     assert outcomes[0] == 'first' and isinstance(outcomes[1], FormatError)
-    assert built == ['first'] and builder.take() == []
+    assert build.built == ['first'] and builder.take() == []
 
 
 def test_a_closed_builder_drops_what_waits_and_its_build_outlives_no_exit():
     """close() waits (bounded) for the build under way and drops the text waiting; the worker
     is no daemon, so the interpreter's exit waits for a build instead of finalising under it
     (sim_controller crashed with a segmentation fault on SIGINT while MuJoCo compiled)."""
-    started, release = threading.Event(), threading.Event()
-    built: list[str] = []
-
-    def build(text: str) -> str:
-        started.set()
-        release.wait(10)
-        built.append(text)
-        return text
-
+    build = GatedBuild()
     builder = ModelBuilder(build)
     builder.submit('first')
-    assert started.wait(10)
+    assert build.started.wait(10)
     workers = [t for t in threading.enumerate() if t.name == 'robot_builder']
     assert len(workers) == 1 and not workers[0].daemon
     builder.submit('waiting')  # dropped by close()
     assert builder.close(timeout=0.0) is False  # 'first' is still being built
-    release.set()
+    build.release.set()
     assert builder.close(timeout=10.0) is True
     builder.submit('after close')
-    assert not workers[0].is_alive() and built == ['first']
+    assert not workers[0].is_alive() and build.built == ['first']
     assert builder.take() == ['first']
