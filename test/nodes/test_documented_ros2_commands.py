@@ -32,7 +32,7 @@ import pytest
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 
-from .harness import ROOT, TIMEOUT, NodeProcess, RosSide, subprocess_env
+from .harness import LOST_RESPONSE, ROOT, TIMEOUT, NodeProcess, RosSide, subprocess_env
 from .test_node_help import help_entries, run_node_command
 
 PAGES = [ROOT / 'README.md', *sorted((ROOT / 'docs').glob('*.md'))]
@@ -195,24 +195,31 @@ def test_documented_query_command(page, command, page_launch, launcher, tmp_path
     env = subprocess_env(process.domain_id, tmp_path)
     preceding, then_topic = PRECEDING.get(command[2], (None, None))
     if preceding is not None:
-        check_query(f'{page}: before ros2 {" ".join(command)}', preceding, env)
+        check_query(f'{page}: before ros2 {" ".join(command)}', preceding, env, process)
     if then_topic is not None:
         inbox = side.subscribe(JointState, then_topic, qos_profile_sensor_data)
         side.spin_until(lambda: len(inbox), what=f'a message on {then_topic}', process=process)
-    check_query(f'{page}: ros2 {" ".join(command)}', command, env)
+    check_query(f'{page}: ros2 {" ".join(command)}', command, env, process)
 
 
-def check_query(where: str, command: tuple[str, ...], env: dict[str, str]
-                ) -> subprocess.CompletedProcess:
-    """``ros2 *command`` succeeds (retried while the CLI has not discovered the server yet);
-    what it printed."""
+def check_query(where: str, command: tuple[str, ...], env: dict[str, str],
+                server: NodeProcess) -> subprocess.CompletedProcess:
+    """``ros2 *command`` succeeds (retried while the CLI has not discovered the server yet,
+    or when the server reports that DDS lost its answer: see RosSide.call); what it printed."""
     args = [sys.executable, ros2(), *command]
     if command[0] == 'param':
         args.append('--no-daemon')  # no daemon process outlives the test
     deadline = time.monotonic() + TIMEOUT
     while True:  # the CLI's own node discovers the server's node and services after a while
-        run = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True,
-                             timeout=120)
+        lost_before = server.log().count(LOST_RESPONSE)
+        try:
+            run = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True,
+                                 timeout=2 * TIMEOUT)
+        except subprocess.TimeoutExpired as timeout:
+            # `ros2 service call` waits for its answer without end.
+            assert server.log().count(LOST_RESPONSE) > lost_before, (
+                f'{where}: no answer in {timeout.timeout:g} s; {server.describe()}')
+            continue
         undiscovered = any(sign in (run.stdout + run.stderr).lower()
                            for sign in ('not available', 'node not found'))
         if run.returncode == 0 or time.monotonic() > deadline or not undiscovered:

@@ -183,7 +183,7 @@ def test_ros2_param_get_shows_use_sim_time(launcher, tmp_path) -> None:
     check_nodes(run, [description_publisher()])
     out = check_query('display.launch.py use_sim_time:=true',
                       ('param', 'get', '/description_publisher', 'use_sim_time'),
-                      subprocess_env(run.process.domain_id, tmp_path))
+                      subprocess_env(run.process.domain_id, tmp_path), run.process)
     assert out.stdout.strip() == 'Boolean value is: True', out
     run.interrupt()
 
