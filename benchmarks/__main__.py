@@ -1,21 +1,29 @@
 """``make bench``: robot_formats' speed targets, next to the reference implementations.
 
-    python -m benchmarks [--only NAME] [--seconds S] [--no-baseline]
+    python -m benchmarks [--only NAME] [--seconds S] [--rounds R] [--no-baseline]
     python -m benchmarks --targets      # the targets as a Markdown table (README's)
 
 Each benchmark runs in a Python process of its own, so that none measures in a heap, with
 modules and threads, that the ones before it left. Every run ends with a Markdown table of the
 benchmarks run, their targets and verdicts, made from the run's own results.
 
-The benchmarks of :data:`COMPARED` run twice, one right after the other: on the working tree,
-then on the landed main (the commit of benchmarks/BASELINE, checked out in a temporary git
-worktree, benchmarks/checkout.py) with the same benchmark code. After the targets table the run
-prints each recorded figure of both (benchmarks/report.py ``comparison``): the load benchmarks'
-ratio to their C++ reference (urdfdom, hebi, dartpy, libsdformat), flagged when the working tree
-is more than 1.5x slower against its reference than the landed main; and the run-time figures
-(tf_callback, motion_stream p99, problem_server p99, first_tf, cli_check), flagged when more than
-20 % worse. A flag counts as a missed target in the exit status. ``--no-baseline`` measures the
-working tree alone. Benchmarks (issue targets in brackets, :data:`TARGETS` in short):
+The benchmarks of :data:`COMPARED` run on the working tree and on the landed main (the commit of
+benchmarks/BASELINE, checked out in a temporary git worktree, benchmarks/checkout.py) with the
+same benchmark code, in R alternating rounds (``--rounds``, default :data:`ROUNDS`): round 1
+runs the working tree then the landed main, round 2 the landed main then the working tree, and
+so on, each process taking 1/R of the benchmark's samples (benchmarks/report.py ``share``; a
+benchmark's output says how many it took). The output of such a benchmark is its ``== NAME``
+line, then one ``-- round i of R: SIDE`` line before each process's own lines. Its target is
+met when the working tree met it in most rounds. After the targets table the run prints each
+recorded figure of both sides (benchmarks/report.py ``comparison``), one row per figure: the
+median of the landed main's rounds, the median of this tree's, the median of the paired ratios
+this/landed (one per round), the check, and every round's ratio with how many were over the
+limit. A figure is flagged when that median ratio is over its limit: a load benchmark's ratio
+to its C++ reference (urdfdom, hebi, dartpy, libsdformat) more than 1.5x the landed main's, a
+run-time figure (tf_callback, motion_stream p99, problem_server p99, first_tf, cli_check) more
+than 20 % worse; a figure measured on one side only is flagged too. A flag counts as a missed
+target in the exit status. ``--no-baseline`` measures the working tree alone, once, with all
+its samples. Benchmarks (issue targets in brackets, :data:`TARGETS` in short):
 
 * ``urdf_load``: load parser_urdf_atlas.urdf with robot_formats, pinocchio and urdfdom in this
   run, thread CPU time, interleaved, median of N [≤ 1× urdfdom's parseURDF].
@@ -138,6 +146,8 @@ def targets_table(verdicts: dict[str, bool] | None = None) -> str:
 #: load benchmarks' ratios to their C++ reference, and the run-time figures users feel.
 COMPARED = ('urdf_load', 'hrdf_load', 'skel_load', 'sdformat_load', 'tf_callback',
             'motion_stream', 'problem_server', 'first_tf', 'cli_check')
+#: How many alternating rounds a compared benchmark runs in on each side (``--rounds``).
+ROUNDS = 3
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
                         help='duration of the sustained-rate run')
     parser.add_argument('--targets', action='store_true',
                         help='print the targets as a Markdown table and exit')
+    parser.add_argument('--rounds', type=int, default=ROUNDS,
+                        help='alternating rounds of each benchmark compared with the landed '
+                        f'main, each with 1/ROUNDS of its samples (default {ROUNDS})')
     parser.add_argument('--no-baseline', action='store_true',
                         help='measure the working tree only, not the landed main of '
                         'benchmarks/BASELINE beside it')
@@ -168,20 +181,22 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the worktree is removed on the way
     names = args.only or list(BENCHMARKS)
     compared = [] if args.no_baseline else [name for name in names if name in COMPARED]
-    verdicts, flagged = _run_all(names, args.seconds, compared)
+    if args.rounds < 1:
+        parser.error('--rounds must be at least 1')
+    verdicts, flagged = _run_all(names, args.seconds, compared, args.rounds)
     failed = [name for name, met in verdicts.items() if not met]
     print(f'\nbenchmarks missing their target: {", ".join(failed)}' if failed
           else '\nall benchmark targets met')
     return 1 if failed or flagged else 0
 
 
-def _run_all(names: list[str], seconds: float, compared: list[str]
+def _run_all(names: list[str], seconds: float, compared: list[str], rounds: int
              ) -> tuple[dict[str, bool], list[str]]:
-    """Run ``names``, those of ``compared`` on the landed main too; print the targets table and
-    the comparison. (benchmark -> target met), and the names of the figures flagged."""
+    """Run ``names``, those of ``compared`` in ``rounds`` alternating rounds beside the landed
+    main; print the targets table and the comparison. (benchmark -> target met), and the names
+    of the figures flagged."""
     with tempfile.TemporaryDirectory(prefix='robot_formats-figures-') as folder, \
             (checkout.baseline_checkout() if compared else contextlib.nullcontext()) as baseline:
-        ours, theirs = Path(folder) / 'tree.jsonl', Path(folder) / 'baseline.jsonl'
         if baseline is not None:
             changes = baseline.interface_changes()
             print(f'{baseline.label} checked out at {baseline.tree}; its nodes use the '
@@ -191,35 +206,66 @@ def _run_all(names: list[str], seconds: float, compared: list[str]
         verdicts: dict[str, bool] = {}
         for name in names:
             print(f'\n== {name}', flush=True)
-            verdicts[name] = _run_alone(name, seconds, ours)
             if baseline is not None and name in compared:
-                print(f'\n== {name}, {baseline.label} (same benchmark code)', flush=True)
-                _run_alone(name, seconds, theirs, baseline)
+                verdicts[name] = _run_rounds(name, seconds, rounds, Path(folder), baseline)
+            else:
+                verdicts[name] = _run_alone(name, seconds, _figures_file(Path(folder), None, 0))
         print('\n' + targets_table(verdicts))
         if baseline is None:
             return verdicts, []
-        rows, flagged = report.comparison(report.read_figures(theirs), report.read_figures(ours),
-                                          baseline.label)
+        rows, flagged = report.comparison(
+            [report.read_figures(_figures_file(Path(folder), baseline, index))
+             for index in range(rounds)],
+            [report.read_figures(_figures_file(Path(folder), None, index))
+             for index in range(rounds)], baseline.label)
         print(f'\nthis working tree vs the {baseline.label} (benchmarks/BASELINE), measured '
-              'in this run; flagged: a format more than 1.5x slower against its C++ '
-              'reference, a run-time figure more than 20 % worse')
+              f'in this run in {rounds} alternating rounds; flagged when the median of the '
+              'rounds\' ratios is more than 1.5x slower against the C++ reference (a format) '
+              'or more than 20 % worse (a run-time figure)')
         print('\n'.join(rows))
         print(f'{len(flagged)} figure(s) FLAGGED against the {baseline.label}' if flagged
               else f'nothing flagged against the {baseline.label}')
         return verdicts, flagged
 
 
+def _figures_file(folder: Path, side: checkout.Checkout | None, index: int) -> Path:
+    """Where round ``index``'s figures of a side (None: the working tree) are kept."""
+    return folder / f'{"tree" if side is None else "baseline"}-{index + 1}.jsonl'
+
+
+def _run_rounds(name: str, seconds: float, rounds: int, folder: Path,
+                baseline: checkout.Checkout) -> bool:
+    """Benchmark ``name`` on both sides in ``rounds`` rounds, each with 1/``rounds`` of its
+    samples, the working tree first in odd rounds and the landed main first in even ones (so
+    that neither side always runs on the machine the other one warmed or loaded). True when
+    the working tree met its target in most rounds."""
+    met = 0
+    for index in range(rounds):
+        sides = (None, baseline) if index % 2 == 0 else (baseline, None)
+        for side in sides:
+            label = 'working tree' if side is None else f'{side.label} (same benchmark code)'
+            print(f'-- round {index + 1} of {rounds}: {label}', flush=True)
+            ok = _run_alone(name, seconds, _figures_file(folder, side, index), side,
+                            1.0 / rounds)
+            met += ok and side is None
+    return 2 * met > rounds
+
+
 def _run_alone(name: str, seconds: float, figures: Path,
-               baseline: checkout.Checkout | None = None) -> bool:
+               baseline: checkout.Checkout | None = None, share: float = 1.0) -> bool:
     """Run benchmark ``name`` in a Python process of its own (its output passed through), so
     that what it measures never depends on the benchmarks that ran before it: the objects a
     garbage collection walks, the modules and threads other references left behind. Its
     figures are appended to ``figures``; with ``baseline``, it measures that checkout's
-    robot_formats. True when its target is met (exit status 0)."""
+    robot_formats; it takes ``share`` of its samples (a round's). True when its target is met
+    (exit status 0)."""
     command = [sys.executable, '-m', 'benchmarks', '--in-this-process', name,
                '--seconds', str(seconds)]
     environment = baseline.environment() if baseline is not None else dict(os.environ)
     environment[report.FIGURES_VARIABLE] = str(figures)
+    environment.pop(report.SHARE_VARIABLE, None)
+    if share < 1.0:
+        environment[report.SHARE_VARIABLE] = repr(share)
     folder = baseline.harness if baseline is not None else checkout.HARNESS
     return subprocess.run(command, cwd=folder, env=environment, check=False).returncode == 0
 

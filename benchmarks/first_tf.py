@@ -106,15 +106,17 @@ def _wait_until_no_tf_publishers(node, limit: float = 30.0) -> None:
 
 def run_first_tf(seconds: float = 0.0) -> bool:
     import rclpy
+
+    runs = report.share(RUNS, 2)  # a round's share of the runner's rounds
     rclpy.init()
     node = rclpy.create_node('first_tf_benchmark')
     ok = True
     try:
         print(f'  from process start of ros2 launch to every frame resolved through tf2, '
-              f'median of {RUNS} [target <= {TARGET_FIRST_TF} s]')
+              f'median of {runs} [target <= {TARGET_FIRST_TF} s]')
         for launch_file, argument, path in LAUNCHES:
             samples = [_first_tf_seconds(launch_file, argument, path, node)
-                       for _ in range(RUNS)]
+                       for _ in range(runs)]
             median = statistics.median(samples)
             ok &= median <= TARGET_FIRST_TF
             report.record(f'first_tf {launch_file} median', median, 's', report.RUN_TIME)
@@ -129,7 +131,7 @@ def run_first_tf(seconds: float = 0.0) -> bool:
 
 def _median_wall(command: list[str], env: dict[str, str]) -> float:
     samples = []
-    for _ in range(RUNS_CHECK):
+    for _ in range(report.share(RUNS_CHECK, 3)):
         start = time.perf_counter()
         subprocess.run(command, capture_output=True, check=True, cwd=checkout.child_cwd(),
                        env=env)
@@ -155,8 +157,9 @@ def run_check(seconds: float = 0.0) -> bool:
     uncompiled = _median_wall(command, {**os.environ, 'PYTHONDONTWRITEBYTECODE': '1'})
     met = median <= TARGET_CHECK
     report.record('cli_check median', median * 1e3, 'ms', report.RUN_TIME)
-    print(f'  robot-formats check {path.name}: median {median * 1e3:.0f} ms of {RUNS_CHECK}, '
-          f'wall, bytecode compiled (a bare python start: {bare * 1e3:.0f} ms; without '
+    print(f'  robot-formats check {path.name}: median {median * 1e3:.0f} ms of '
+          f'{report.share(RUNS_CHECK, 3)}, wall, bytecode compiled (a bare python start: '
+          f'{bare * 1e3:.0f} ms; without '
           f'bytecode: {uncompiled * 1e3:.0f} ms) [target <= {TARGET_CHECK * 1e3:.0f} ms] '
           f'{"met" if met else "MISSED"}')
     return met

@@ -100,8 +100,9 @@ def _samples(function, count: int) -> list[float]:
 
 def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
     """The benchmark (``seconds``: the runner's common signature, unused)."""
-
     import robot_formats
+
+    rounds = report.share(ROUNDS, 2)  # a round's share of the runner's rounds
     from robot_formats.formats.hrdf import parse_hrdf_file, reader
 
     kits = sorted(CORPUS.rglob('*.hrdf'))
@@ -118,7 +119,7 @@ def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
             parse_hrdf_file(kit, [])
             floors[kit].read()
             floors[kit].make()
-        for _ in range(ROUNDS):
+        for _ in range(rounds):
             for kit in kits:
                 hebi[kit] += timer.samples(kit, BATCH)
                 ours[kit] += _samples(lambda: robot_formats.load(kit), BATCH)  # noqa: B023
@@ -128,13 +129,13 @@ def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
     finally:
         timer.close()
 
-    n = ROUNDS * BATCH
+    n = rounds * BATCH
     kind = 'pure-Python' if reader.__file__.endswith('.py') else 'compiled'
     print(f'  {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average '
           f'{report.load_average()}, '
           f'Python {sys.version.split()[0]}, {kind} HRDF reader')
     print(f'  {len(kits)} corpus kits; CPU time (process_time), median of N = {n} imports per '
-          f'side and kit ({ROUNDS} interleaved rounds of {BATCH}), both sides warm')
+          f'side and kit ({rounds} interleaved rounds of {BATCH}), both sides warm')
     print(f'  ratio = robot_formats / hebi-py; target: load() median ≤ {TARGET_MEDIAN}×, '
           f'worst ≤ {TARGET_WORST}×')
     print('  floor = read: the file read and parsed, every element and attribute taken once '

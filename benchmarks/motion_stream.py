@@ -238,6 +238,7 @@ def _trajectory(side: _Side, motions: Path, directory: str, keys: list[int]) -> 
 
 
 def run(seconds: float = 5.0) -> bool:
+    seconds = report.share_seconds(seconds, 2.0)  # a round's share of the runner's rounds
     with tempfile.TemporaryDirectory() as directory, \
             rclpy.init(domain_id=int(os.environ.get('ROS_DOMAIN_ID', '150'))):
         motions, keys = _motion_file(directory, seconds)

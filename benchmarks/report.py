@@ -1,6 +1,17 @@
 """What the benchmarks print beside their own rows: the machine's load average, a row's times and
-ratios, a column's median and worst ratio; the figures a run records (:func:`record`) and the
-table that sets the working tree's figures beside the landed main's (:func:`comparison`)."""
+ratios, a column's median and worst ratio; the figures a run records (:func:`record`), how much
+of its samples a round takes (:func:`share`), and the table that sets the working tree's figures
+beside the landed main's, round by round (:func:`comparison`).
+
+How a figure is judged against the landed main (:func:`judge`): the runner measures both sides
+in R alternating rounds (round 1 the working tree first, round 2 the landed main first, ...),
+each with 1/R of the samples, so that the machine's load, which comes and goes over minutes,
+hits both sides alike within a round. Each round gives one paired ratio, this tree's figure over
+the landed main's. A figure is flagged when the median of its paired ratios, as printed (two
+decimals), is over its limit (:data:`LIMITS`); one noisy round moves the median of three or more
+rounds by at most one place. The ratios of every round are printed beside the verdict, so a
+reader sees how far apart they are (how sure the verdict is).
+"""
 
 from __future__ import annotations
 
@@ -11,17 +22,44 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ['FIGURES_VARIABLE', 'Figure', 'comparison', 'load_average', 'ratio_columns',
-           'read_figures', 'record', 'spread']
+from .checkout import SOURCE_VARIABLE
+
+__all__ = ['FIGURES_VARIABLE', 'SHARE_VARIABLE', 'Figure', 'Verdict', 'comparison', 'judge',
+           'load_average', 'measures_everything', 'paired_ratios', 'ratio_columns',
+           'read_figures', 'record', 'share', 'share_seconds', 'spread']
 
 #: The environment variable naming the file a benchmark process appends its figures to (set by
 #: the runner, benchmarks/__main__.py; unset, :func:`record` does nothing).
 FIGURES_VARIABLE = 'ROBOT_FORMATS_BENCH_FIGURES'
+#: The environment variable holding the fraction of its samples a benchmark process takes (set
+#: by the runner to 1/R for a benchmark measured in R rounds; unset, all of them).
+SHARE_VARIABLE = 'ROBOT_FORMATS_BENCH_SHARE'
 #: The two kinds of figure compared with the landed main, and how much worse is flagged: a load
 #: time's ratio to its C++ reference, and a run-time figure (a latency or a duration).
 REFERENCE_RATIO = 'ratio to C++ reference'
 RUN_TIME = 'run time'
 LIMITS = {REFERENCE_RATIO: 1.5, RUN_TIME: 1.2}
+
+
+def share(count: int, least: int = 1) -> int:
+    """This process's share of ``count`` samples (or repeats, or launches): ``count`` times the
+    runner's :data:`SHARE_VARIABLE`, rounded, and never fewer than ``least`` (nor more than
+    ``count``)."""
+    fraction = float(os.environ.get(SHARE_VARIABLE) or 1.0)
+    return min(count, max(least, round(count * fraction)))
+
+
+def measures_everything() -> bool:
+    """False in a process that measures the landed main for the comparison: only its figures
+    that :func:`record` keeps are used there (not its target verdicts), so a benchmark may skip
+    a long part that records none."""
+    return not os.environ.get(SOURCE_VARIABLE)
+
+
+def share_seconds(seconds: float, least: float) -> float:
+    """This process's share of a duration, as :func:`share`: never shorter than ``least``."""
+    fraction = float(os.environ.get(SHARE_VARIABLE) or 1.0)
+    return min(seconds, max(least, seconds * fraction))
 
 
 def load_average() -> str:
@@ -75,34 +113,77 @@ def read_figures(path: Path) -> dict[str, Figure]:
     return {figure.name: figure for figure in figures}
 
 
-def comparison(baseline: dict[str, Figure], ours: dict[str, Figure],
+def paired_ratios(baseline: Sequence[dict[str, Figure]], ours: Sequence[dict[str, Figure]],
+                  name: str) -> list[float]:
+    """Figure ``name``'s ratio this tree / landed main in each round that measured it on both
+    sides (``baseline[i]`` and ``ours[i]`` are round i's figures), in round order."""
+    ratios = []
+    for theirs, mine in zip(baseline, ours):
+        old, new = theirs.get(name), mine.get(name)
+        if old is not None and new is not None and old.value > 0:
+            ratios.append(new.value / old.value)
+    return ratios
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a figure compares with the landed main's: the median of its paired ratios (rounded
+    as printed), the limit, how many rounds were over it, and whether it is flagged."""
+
+    ratio: float
+    limit: float
+    rounds_over: int
+    flagged: bool
+
+
+def judge(ratios: Sequence[float], limit: float) -> Verdict:
+    """The verdict on a figure's paired ratios (:func:`paired_ratios`): flagged when the median,
+    rounded to two decimals as printed, is more than ``limit``. A single round's ratio, however
+    far out, does not decide it (unless it is the only round)."""
+    if not ratios:
+        raise ValueError('no paired ratio to judge')
+    median = round(statistics.median(ratios), 2)
+    over = sum(round(ratio, 2) > limit for ratio in ratios)
+    return Verdict(median, limit, over, median > limit)
+
+
+def comparison(baseline: Sequence[dict[str, Figure]], ours: Sequence[dict[str, Figure]],
                label: str) -> tuple[list[str], list[str]]:
-    """The rows comparing this run's figures with the landed main's (``label``), and the names of
-    the figures flagged: more than :data:`LIMITS` times the baseline's (a format's load more
-    than 1.5x slower against its C++ reference, a run-time figure more than 20 % worse), or
-    measured on one side only."""
-    width = max([len(name) for name in {*baseline, *ours}] + [6])
+    """The rows comparing this tree's figures with the landed main's (``label``), measured in
+    rounds (``baseline[i]`` and ``ours[i]``: round i's figures of each side), and the names of
+    the figures flagged (:func:`judge`: the median paired ratio more than :data:`LIMITS`, a
+    format's load more than 1.5x slower against its C++ reference, a run-time figure more than
+    20 % worse), or measured on one side only. Each row holds the median of each side's figures,
+    the median paired ratio, the verdict and every round's ratio."""
+    names = list(dict.fromkeys(name for figures in [*ours, *baseline] for name in figures))
+    width = max([len(name) for name in names] + [6])
     rows = [f'  {"figure":{width}s} {"unit":>6s} {label:>18s} {"this tree":>10s} '
-            f'{"this/landed":>11s}  check']
+            f'{"this/landed":>11s}  check; this/landed in each round']
     flagged = []
-    for name in [*ours, *(name for name in baseline if name not in ours)]:
-        mine, theirs = ours.get(name), baseline.get(name)
-        figure = mine or theirs
-        assert figure is not None
-        old = f'{theirs.value:18.3f}' if theirs else f'{"not measured":>18s}'
-        new = f'{mine.value:10.3f}' if mine else f'{"not measured":>10s}'
-        if mine is None or theirs is None or theirs.value <= 0:
+    for name in names:
+        mine = [figures[name] for figures in ours if name in figures]
+        theirs = [figures[name] for figures in baseline if name in figures]
+        unit = (mine or theirs)[0].unit
+        old = (f'{statistics.median(f.value for f in theirs):18.3f}' if theirs
+               else f'{"not measured":>18s}')
+        new = (f'{statistics.median(f.value for f in mine):10.3f}' if mine
+               else f'{"not measured":>10s}')
+        ratios = paired_ratios(baseline, ours, name)
+        if not ratios:
             flagged.append(name)
-            rows.append(f'  {name:{width}s} {figure.unit:>6s} {old} {new} {"":>11s}  '
+            rows.append(f'  {name:{width}s} {unit:>6s} {old} {new} {"":>11s}  '
                         'FLAGGED: not measured on both sides')
             continue
-        change = round(mine.value / theirs.value, 2)  # judged as printed
-        limit = LIMITS[figure.kind]
-        worse = change > limit
-        if worse:
+        kind = (mine or theirs)[0].kind
+        verdict = judge(ratios, LIMITS[kind])
+        if verdict.flagged:
             flagged.append(name)
-        what = ('slower against its reference' if figure.kind == REFERENCE_RATIO else 'worse')
-        verdict = (f'FLAGGED: {change:.2f}x, more than {limit:g}x {what}' if worse
-                   else f'ok (limit {limit:g}x)')
-        rows.append(f'  {name:{width}s} {figure.unit:>6s} {old} {new} {change:10.2f}x  {verdict}')
+        what = 'slower against its reference' if kind == REFERENCE_RATIO else 'worse'
+        check = (f'FLAGGED: {verdict.ratio:.2f}x, more than {verdict.limit:g}x {what}'
+                 if verdict.flagged else f'ok (limit {verdict.limit:g}x)')
+        rounds = ' '.join(f'{ratio:.2f}' for ratio in ratios)
+        missing = len(ours) - len(ratios)
+        rows.append(f'  {name:{width}s} {unit:>6s} {old} {new} {verdict.ratio:10.2f}x  {check}; '
+                    f'{rounds} ({verdict.rounds_over} of {len(ratios)} over'
+                    + (f', {missing} round(s) unpaired)' if missing else ')'))
     return rows, flagged

@@ -24,6 +24,7 @@ from .tf_counter import STREAM_SEC
 TARGET_SECONDS = 0.2e-3
 RATE_HZ = 1000.0
 JOINTS = 100
+MESSAGES = 2000  #: timed messages of tf_callback (a round takes its share, 400 at least)
 
 
 def generated_urdf(name: str, links: int, seed: int, parent_window: Callable[[int], int],
@@ -78,7 +79,7 @@ def run_callback(seconds: float = 0.0) -> bool:
         names = list(node.description.dof_names)
         rng = np.random.default_rng(1)
         messages = []
-        for _ in range(2000):
+        for _ in range(report.share(MESSAGES, 400)):
             msg = JointState(name=names, position=rng.uniform(-1.5, 1.5, len(names)).tolist())
             msg.header.stamp.sec = 1
             messages.append(msg)

@@ -69,6 +69,8 @@ def _timed(function: Callable[[], object]) -> Callable[[], float]:
 def run(seconds: float = 0.0) -> bool:
     import pinocchio
 
+    repeats = report.share(REPEATS, 50)  # a round's share (the runner's rounds)
+
     import robot_formats
 
     from robot_formats.core.xmlsafe import read_xml
@@ -92,12 +94,12 @@ def run(seconds: float = 0.0) -> bool:
                 side()
         samples: dict[str, list[float]] = {name: [] for name in sides}
         gc.collect()
-        for _ in range(REPEATS):  # interleaved: every side once per round
+        for _ in range(repeats):  # interleaved: every side once per round
             for name, side in sides.items():
                 samples[name].append(side())
     medians = {name: statistics.median(values) for name, values in samples.items()}
     print(f'  file: {ATLAS.name} ({ATLAS.stat().st_size // 1024} kB); thread CPU time, warm, '
-          f'interleaved, median of N = {REPEATS}')
+          f'interleaved, median of N = {repeats}')
     ours = medians['robot_formats load() (parse + validated tree)']
     for name, value in medians.items():
         print(f'  {name:46s} {value * 1e3:8.3f} ms   robot_formats load()/this = '

@@ -2,7 +2,7 @@
 flags what got worse (benchmarks/report.py ``comparison``): the checkout holds the commit of
 benchmarks/BASELINE, a process started the baseline's way imports that commit's robot_formats
 and this tree's benchmarks, the worktree is gone afterwards (also after an error), and the
-comparison flags exactly what passes its limit."""
+comparison flags exactly what passes its limit: the median of the rounds' paired ratios."""
 
 from __future__ import annotations
 
@@ -71,13 +71,54 @@ def test_the_comparison_flags_what_passes_its_limit_and_what_one_side_lacks():
                       gone=(1.0, run_time))
     tree = _figures(a=(1.49, ratio), b=(1.6, ratio), c=(2.3, run_time), d=(2.5, run_time),
                     new=(1.0, ratio))
-    rows, flagged = report.comparison(landed, tree, 'landed main 1234567')
+    rows, flagged = report.comparison([landed], [tree], 'landed main 1234567')
     assert sorted(flagged) == ['b', 'd', 'gone', 'new']
     assert len(rows) == 1 + 6 and 'landed main 1234567' in rows[0]
     by_name = {row.split()[0]: row for row in rows[1:]}
     assert 'ok' in by_name['a'] and 'FLAGGED' in by_name['b'] and '1.60x' in by_name['b']
     assert 'ok' in by_name['c'] and 'FLAGGED' in by_name['d']
     assert 'not measured' in by_name['gone'] and 'not measured' in by_name['new']
+
+
+def test_a_figure_is_flagged_by_the_median_of_its_paired_ratios():
+    """One noisy round neither flags a figure nor clears it; the median, as printed, decides."""
+    limit = report.LIMITS[report.RUN_TIME]
+    assert not report.judge([1.0, 13.0, 1.05], limit).flagged  # one round's noise
+    assert report.judge([1.3, 0.5, 1.25], limit).flagged  # one lucky round
+    assert report.judge([1.21, 1.3, 1.1], limit) == report.Verdict(1.21, 1.2, 2, True)
+    assert not report.judge([1.204, 1.3, 1.1], limit).flagged  # 1.20 as printed: not over
+    assert not report.judge([1.0, 1.3], limit).flagged  # an even count: the middle two's mean
+    assert report.judge([1.3], limit).flagged
+    with pytest.raises(ValueError):
+        report.judge([], limit)
+
+
+def test_rounds_are_paired_by_index_and_printed_with_their_spread():
+    run_time = report.RUN_TIME
+    landed = [_figures(t=(1.0, run_time)), _figures(t=(4.0, run_time)),
+              _figures(t=(1.0, run_time))]
+    tree = [_figures(t=(1.1, run_time)), _figures(t=(4.0, run_time)),
+            _figures(t=(3.0, run_time))]
+    assert report.paired_ratios(landed, tree, 't') == pytest.approx([1.1, 1.0, 3.0])
+    rows, flagged = report.comparison(landed, tree, 'landed main 1234567')
+    assert flagged == []
+    assert '1.10x' in rows[1] and '1.10 1.00 3.00 (1 of 3 over)' in rows[1]
+    # the figure is missing in one round of the tree: that round is left out of the pairs
+    tree[2] = {}
+    assert report.paired_ratios(landed, tree, 't') == pytest.approx([1.1, 1.0])
+    rows, _ = report.comparison(landed, tree, 'landed main 1234567')
+    assert '1 round(s) unpaired' in rows[1]
+
+
+def test_a_round_takes_its_share_of_the_samples(monkeypatch):
+    monkeypatch.delenv(report.SHARE_VARIABLE, raising=False)
+    assert report.share(300, 50) == 300 and report.share_seconds(30.0, 10.0) == 30.0
+    monkeypatch.setenv(report.SHARE_VARIABLE, repr(1 / 3))
+    assert report.share(300, 50) == 100 and report.share(5, 2) == 2
+    assert report.share(2000, 400) == 667 and report.share(10, 3) == 3
+    assert report.share_seconds(30.0, 10.0) == pytest.approx(10.0)
+    monkeypatch.setenv(report.SHARE_VARIABLE, '0.1')
+    assert report.share(300, 50) == 50 and report.share_seconds(5.0, 2.0) == 2.0
 
 
 def test_figures_go_to_the_file_the_runner_names(tmp_path, monkeypatch):
