@@ -53,11 +53,21 @@ class TfMessageTemplate:
             buffer.extend(struct.pack('<7d', 0, 0, 0, 0, 0, 0, 1))
         self.count = len(pairs)
         self._stamp = (0, 0)
-        self._buffer = np.frombuffer(bytes(buffer), dtype=np.uint8).copy()
-        self._stamp_index = (np.asarray(stamp_offsets, dtype=np.intp)[:, None]
-                             + np.arange(8, dtype=np.intp))
-        self._pose_index = (np.asarray(pose_offsets, dtype=np.intp)[:, None]
-                            + np.arange(56, dtype=np.intp))
+        # The message sits 4 bytes into an array of its own, so that its payload (after the
+        # encapsulation header) starts 8-aligned: CDR aligns every double and every stamp
+        # word to the payload, so each transform's 7 doubles and 2 stamp words are elements of
+        # a float64 and a uint32 view of the payload, written per message with one assignment
+        # of n x 7 doubles and n x 2 words (not byte by byte).
+        backing = np.zeros(len(buffer) + 8, dtype=np.uint8)
+        backing[4:4 + len(buffer)] = np.frombuffer(bytes(buffer), dtype=np.uint8)
+        self._message = backing[4:4 + len(buffer)]
+        payload = backing[8:8 + len(buffer) - 4]
+        self._doubles = payload[:len(payload) // 8 * 8].view('<f8')
+        self._words = payload[:len(payload) // 4 * 4].view('<u4')
+        self._stamp_index = ((np.asarray(stamp_offsets, dtype=np.intp)[:, None] - 4) // 4
+                             + np.arange(2, dtype=np.intp))
+        self._pose_index = ((np.asarray(pose_offsets, dtype=np.intp)[:, None] - 4) // 8
+                            + np.arange(7, dtype=np.intp))
 
     def fill(self, sec: int, nanosec: int, poses: np.ndarray) -> bytes:
         """The message with every transform stamped ``sec.nanosec`` at ``poses``.
@@ -65,12 +75,11 @@ class TfMessageTemplate:
         ``poses`` (n, 7) rows are x, y, z, qx, qy, qz, qw, in the order of the pairs.
         """
         if (sec, nanosec) != self._stamp:
+            words = np.frombuffer(struct.pack('<iI', sec, nanosec), dtype='<u4')
+            self._words[self._stamp_index] = words
             self._stamp = (sec, nanosec)
-            self._buffer[self._stamp_index] = np.frombuffer(struct.pack('<iI', sec, nanosec),
-                                                            dtype=np.uint8)
-        raw = np.ascontiguousarray(poses, dtype='<f8').view(np.uint8)
-        self._buffer[self._pose_index] = raw.reshape(self.count, 56)
-        return self._buffer.tobytes()
+        self._doubles[self._pose_index] = poses
+        return self._message.tobytes()
 
 
 class TfTemplates(dict['SolvePlan', TfMessageTemplate]):
