@@ -13,17 +13,15 @@ import os
 import sys
 from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
 
-from robot_formats import formats
 from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
                          add_world_option, configuration, load_file, print_warnings)
 from robot_formats.core.errors import FormatError
-from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.lazy import imported
-from robot_formats.core.model import Scene
-from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat, rotation_to_rpy
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from robot_formats.core.kinematics import KinematicTree
 
 __all__ = ['main', 'frames_document', 'COMMANDS', 'EXIT_OK', 'EXIT_INVALID', 'EXIT_USAGE',
            'EXIT_INTERNAL', 'UsageError']
@@ -36,7 +34,9 @@ Program = tuple[str, str]
 #: is). Where is ``'module:function'``, the function that adds the command's parser to the
 #: subparsers and sets its ``handler``; only the command being run has its module imported
 #: (``--help`` lists the help lines above), so each command pays for its own imports only:
-#: ``check`` needs no numpy, no rendering, no ROS. To add a command: one entry here (a function
+#: ``check`` needs no numpy, no rendering, no ROS. This module itself imports nothing of the
+#: library but the error it reports: its commands (check, convert, info, frames) import what
+#: each uses where it uses it. To add a command: one entry here (a function
 #: adding several commands is named by each of them, and called once). Or it is a
 #: :data:`Program`: the ROS 2 clients (``record``, ``tf-echo``) are programs of the nodes layer,
 #: run in this process's place (:func:`run_program`), so the CLI imports no ROS and nothing of
@@ -176,7 +176,9 @@ def add_frames_parser(sub: argparse._SubParsersAction) -> None:
 # --- commands ---------------------------------------------------------------------------------
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    result = formats.read_document(args.path, world=args.world)  # any format, motions too
+    from robot_formats.core.model import Scene
+    from robot_formats.formats import read_document
+    result = read_document(args.path, world=args.world)  # any format, motions too
     print_warnings(result)
     if args.strict and result.warnings:
         print(f'{args.path}: {len(result.warnings)} warning(s) in strict mode', file=sys.stderr)
@@ -254,6 +256,7 @@ def _print_tree(tree: KinematicTree) -> None:
 
 def frames_document(result_format: str, tree: KinematicTree, q: np.ndarray) -> dict:
     """The ``frames --json`` document (see docs/cli.md)."""
+    from robot_formats.core.rotations import rotation_to_quat
     poses = tree.forward(q)
     frames: dict[str, dict] = {}
     for name in tree.frame_names():
@@ -273,6 +276,7 @@ def _clean(value: float) -> float:
 
 
 def _cmd_frames(args: argparse.Namespace) -> int:
+    from robot_formats.core.rotations import quat_to_rotation, rotation_to_rpy
     result, tree = load_file(args.path, args.world)
     q = configuration(tree, args.positions, args.set)
     document = frames_document(result.format, tree, q)

@@ -1,7 +1,9 @@
 """What every ``robot-formats`` command shares: exit codes, the usage error, loading a file
 with its warnings printed, and reading a configuration from ``--positions``/``--set``.
 
-The command modules (:mod:`.cli` and ``cli_*``) import this one; it imports none of them.
+The command modules (:mod:`.cli` and ``cli_*``) import this one; it imports none of them,
+and nothing of the library a command does not use (loading imports the format registry when
+a command loads a file).
 """
 
 from __future__ import annotations
@@ -10,15 +12,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Protocol, Sequence
 
-from robot_formats import formats
-from robot_formats.core.errors import Diagnostic
-from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.limits import MAX_MAGNITUDE
-from robot_formats.core.model import dof_names
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from robot_formats.core.errors import Diagnostic
+    from robot_formats.core.kinematics import KinematicTree
+    from robot_formats.formats import LoadResult
 else:
     np = numpy_on_first_use(globals())
 
@@ -62,9 +64,10 @@ def print_warnings(result: Diagnosed) -> None:
                   file=sys.stderr)
 
 
-def load_file(path: str, world: str | None = None) -> tuple[formats.LoadResult, KinematicTree]:
+def load_file(path: str, world: str | None = None) -> tuple[LoadResult, KinematicTree]:
     """Load a scene file, its warnings and notes printed on stderr."""
-    result = formats.load(path, world=world)
+    from robot_formats.formats import load
+    result = load(path, world=world)
     print_warnings(result)
     assert result.tree is not None
     return result, result.tree
@@ -93,6 +96,7 @@ def configuration(tree: KinematicTree, positions: str | None, sets: list[str]) -
             joint = tree.joints.get(name.strip())
             hint = ''
             if joint is not None:
+                from robot_formats.core.model import dof_names
                 names = dof_names(joint)
                 hint = (f' (its DoFs: {", ".join(names)})' if names else
                         ' (it is a fixed or mimic joint, with no coordinates of its own)')
