@@ -35,7 +35,8 @@ __all__ = [
     'ProblemCollector',
 ]
 
-_LINE_BREAKS = re.compile(r'\s*[\r\n]+\s*')
+#: A line break with the indentation around it (:func:`one_line` folds each into a space).
+_LINE_BREAK = r'\s*[\r\n]+\s*'
 
 
 def one_line(text: str) -> str:
@@ -44,7 +45,7 @@ def one_line(text: str) -> str:
     Messages are printed as ``file:line: message``, one per line, and tools (editors, CI
     annotations, grep) read them that way; an XML parser's message may quote a multi-line
     comment or attribute, which must not break that form."""
-    return _LINE_BREAKS.sub(' ', text).strip() if '\n' in text or '\r' in text else text
+    return re.sub(_LINE_BREAK, ' ', text).strip() if '\n' in text or '\r' in text else text
 
 
 def location(file: str | Path | None, line: int | None) -> str:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -196,7 +195,7 @@ def _create_temporary(target: Path) -> tuple[int, str]:
     """A new file next to ``target``, created as ``open(..., 'w')`` creates one (mode 0666
     less the umask, which the kernel applies)."""
     for _ in range(100):
-        name = str(target.parent / f'.{target.name}.{secrets.token_hex(4)}.tmp')
+        name = str(target.parent / f'.{target.name}.{os.urandom(4).hex()}.tmp')
         try:
             return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), name
         except FileExistsError:

@@ -218,20 +218,21 @@ def local_name(element: etree._Element) -> str:
 
 #: The number at the start of a text, as C++ reads it (``std::stod``, ``stream >> double``),
 #: white space before it skipped: decimal, and hexadecimal (which ``std::stod`` also reads).
-_DECIMAL_PREFIX = re.compile(r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)')
-_HEX_PREFIX = re.compile(r'\s*([+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)'
-                         r'(?:[pP][+-]?\d+)?)')
+#: Compiled at the first lenient read (by ``re``'s cache), not when the module is imported.
+_DECIMAL_PREFIX = r'\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)'
+_HEX_PREFIX = (r'\s*([+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)'
+               r'(?:[pP][+-]?\d+)?)')
 
 
 def _leading_number(text: str, position: int, hexadecimal: bool
                     ) -> tuple[float, int] | None:
     """(the finite number at ``text[position:]``'s start, where it ends), or None."""
-    match = _HEX_PREFIX.match(text, position) if hexadecimal else None
+    match = re.compile(_HEX_PREFIX).match(text, position) if hexadecimal else None
     try:
         if match is not None:
             value = float.fromhex(match.group(1))
         else:
-            match = _DECIMAL_PREFIX.match(text, position)
+            match = re.compile(_DECIMAL_PREFIX).match(text, position)
             if match is None:
                 return None
             value = float(match.group(1))
