@@ -147,8 +147,9 @@ ALLOWED = {
     'api': {'core', 'formats'},
 }
 #: Which layer may run which layer's modules as programs: the CLI's ROS 2 clients (``record``,
-#: ``tf-echo``) are programs of the nodes layer, run in the CLI's place.
-RUNS = {'cli': {'nodes'}}
+#: ``tf-echo``) are programs of the nodes layer, run in the CLI's place; the formats expand a
+#: ``.xacro`` file in a process of the core (core.xacro_process), which imports no format.
+RUNS = {'cli': {'nodes'}, 'formats': {'core'}}
 
 
 def _layer(module: str) -> str:
