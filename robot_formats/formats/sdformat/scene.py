@@ -49,41 +49,35 @@ class _Builder:
             self.graph = resolve_world(world)[0]
         else:
             self.graph = WorldFrames(world)
-        self._inverses: dict[str, np.ndarray] = {}
         self._by_shape: dict[object, _ModelBuild] = {}
         self.poses = _PoseBatch()
+        self._world_links: dict[str, int] = {}  # world-scoped link -> its X_W_L in the batch
         self._placed: dict[str, str] = {}  # model -> the root link its pose was made for
-
-    def inverse(self, name: str) -> np.ndarray:
-        """X_name_W of a world-scoped frame (memoized)."""
-        found = self._inverses.get(name)
-        if found is None:
-            found = self._inverses[name] = invert(self.graph.pose(name))
-        return found
 
     def scene(self) -> Scene:
         builds = [self.shared_model(m) for m in self.world.models]
         self._by_shape.clear()  # the builds refer to this builder: no cycle left behind
-        poses = self.poses.solve()  # every member's pose, in one batch
+        graph = self.graph
+        # the world scope's frames, posed in the same batch: (name, attached, slot, line) each
+        frames = [(model.name, *self.world_pose(model.name), graph.models[model.name].model.line)
+                  for model in self.world.models]
+        frames += [(frame.name, *self.world_pose(frame.name), graph.frames[frame.name].line)
+                   for frame in self.world.frames]
+        joints = []  # joint, parent, X_PJ slot, child, X_CJ slot of each world joint
+        for joint in self.world.joints:
+            frames.append((joint.name, *self.world_pose(joint.name),
+                           graph.joints[joint.name].line))
+            parent = _world_or(graph.link_of(joint.parent)) if joint.parent != WORLD else WORLD
+            joints.append((joint, *self.world_pose(joint.name, parent),
+                           *self.world_pose(joint.name)))
+        poses = self.poses.solve()  # every pose of the scene, in one batch
         models = [build.result(poses) for build in builds]
         del builds
-        scene_frames: list[Frame] = []
-        scene_joints: list[Joint] = []
-        graph = self.graph
-        for model in self.world.models:
-            scene_frames.append(self.world_frame(model.name, graph.models[model.name].model.line))
-        for frame in self.world.frames:
-            scene_frames.append(self.world_frame(frame.name, graph.frames[frame.name].line))
-        for joint in self.world.joints:
-            scene_frames.append(self.world_frame(joint.name, graph.joints[joint.name].line))
-            parent = _world_or(graph.link_of(joint.parent)) if joint.parent != WORLD else WORLD
-            child = _world_or(graph.link_of(joint.name))
-            x_wj = graph.pose(joint.name)
-            x_pj = x_wj if parent == WORLD else self.inverse(parent) @ x_wj
-            x_cj = x_wj if child == WORLD else self.inverse(child) @ x_wj
-            scene_joints.append(self.joint(joint, joint.name, parent, child,
-                                           matrix_to_pose(x_pj), matrix_to_pose(x_cj), graph,
-                                           joint.name, joint.name))
+        scene_frames = [Frame(name, attached, poses[slot], line)
+                        for name, attached, slot, line in frames]
+        scene_joints = [self.joint(joint, joint.name, parent, child, poses[x_pj], poses[x_cj],
+                                   graph, joint.name, joint.name)
+                        for joint, parent, x_pj, child, x_cj in joints]
         models, scene_joints = self.break_loops(models, scene_joints)
         children = {j.child for j in scene_joints}
         models = [self.place_roots(m, children, scene_joints) for m in models]
@@ -91,12 +85,19 @@ class _Builder:
         return Scene(self.world.name, tuple(models), tuple(scene_frames), tuple(scene_joints),
                      is_world=True, physics=physics, source=self.world.file)
 
-    def world_frame(self, name: str, line: int | None) -> Frame:
-        """A frame of the world scope (a model frame, a world frame or joint)."""
-        attached = _world_or(self.graph.link_of(name))
-        pose = self.graph.pose(name)
-        local = pose if attached == WORLD else self.inverse(attached) @ pose
-        return Frame(name, attached, matrix_to_pose(local), line)
+    def world_pose(self, name: str, link: str | None = None) -> tuple[str, int]:
+        """(link, batch slot of X_L_F): the frame ``name`` of the world scope (a model frame, a
+        world frame or joint) relative to ``link``, a world-scoped link or ``world`` (default:
+        the link the frame is attached to)."""
+        graph = self.graph
+        if link is None:
+            link = _world_or(graph.link_of(name))
+        if link == WORLD:
+            return link, self.poses.add(graph.pose(name))
+        index = self._world_links.get(link)
+        if index is None:
+            index = self._world_links[link] = self.poses.add_link(graph.pose(link))
+        return link, self.poses.add(graph.pose(name), index)
 
     # --- one top-level model -------------------------------------------------------------
     def shared_model(self, sdf: SdfModel) -> _ModelBuild:
@@ -118,26 +119,21 @@ class _Builder:
     def model(self, sdf: SdfModel) -> _ModelBuild:
         build = _ModelBuild(self, sdf)
         build.scope(self.graph.models[sdf.name], '', None)
+        build.root = self.root_pose(sdf, build.root_link())
         return build
 
-    def link(self, owner: ModelFrames, sdf: SdfLink, name: str) -> Link:
-        """The neutral link of ``sdf``, a link of ``owner``'s model, named ``name``."""
-        if not sdf.shapes:
-            return Link(name, sdf.inertial, (), (), sdf.line)
-        visuals: list[Visual] = []
-        collisions: list[Collision] = []
+    def shape_origins(self, owner: ModelFrames, sdf: SdfLink) -> tuple[int, ...]:
+        """The batch slots of the origins of the visuals and collisions of ``sdf``, a link of
+        ``owner``'s model, in the link frame (see :func:`_link`)."""
+        slots = []
         for shape in sdf.shapes:
             matrix = shape.pose.matrix
             if shape.pose.relative_to:
                 target = owner.pose(shape.pose.relative_to) if shape.pose.relative_to != \
                     MODEL_FRAME else np.eye(4)
                 matrix = invert(owner.pose(sdf.name)) @ target @ matrix
-            item = replace(shape.item, origin=matrix_to_pose(matrix))
-            if isinstance(item, Visual):
-                visuals.append(item)
-            else:
-                collisions.append(item)
-        return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
+            slots.append(self.poses.add(matrix))
+        return tuple(slots)
 
     def axes(self, joint: SdfJoint, owner, local: str, scoped: str) -> tuple:
         """(axis, axis2, limits, dynamics) of the neutral joint: axes in the joint frame;
@@ -203,19 +199,17 @@ class _Builder:
             return model  # made with this root's pose (_ModelBuild.result)
         return replace(model, pose=matrix_to_pose(self.graph.pose(f'{model.name}::{roots[0]}')))
 
-    def root_pose(self, sdf: SdfModel, links: tuple[Link, ...], joints: tuple[Joint, ...]
-                  ) -> Pose:
-        """The pose :meth:`place_roots` gives a model whose first unmoved link is fixed where
-        the document puts it, X_W_M · X_M_L (as ``graph.pose('M::L')`` computes it), made with
-        the model (no copy of it for the pose); identity without such a link."""
-        moved = {joint.child for joint in joints}
-        for link in links:
-            if link.name not in moved:
-                self._placed[sdf.name] = link.name
-                # the world graph's X_W_{M::L}, memoized there: the model's frame in the scene
-                # (world_frame) is posed relative to this link
-                return matrix_to_pose(self.graph.pose(f'{sdf.name}::{link.name}'))
-        return IDENTITY
+    def root_pose(self, sdf: SdfModel, link: str | None) -> int | None:
+        """The batch slot of the pose :meth:`place_roots` gives a model whose first unmoved
+        link ``link`` is fixed where the document puts it, X_W_M · X_M_L (as
+        ``graph.pose('M::L')`` computes it), made with the model (no copy of it for the pose);
+        None (identity) without such a link."""
+        if link is None:
+            return None
+        self._placed[sdf.name] = link
+        # the world graph's X_W_{M::L}, memoized there: the model's frame in the scene
+        # (world_pose) is posed relative to this link
+        return self.poses.add(self.graph.pose(f'{sdf.name}::{link}'))
 
 
 class _ModelBuild:
@@ -228,7 +222,8 @@ class _ModelBuild:
     def __init__(self, builder: _Builder, sdf: SdfModel) -> None:
         self.builder = builder
         self.sdf = sdf
-        self.links: list[Link] = []
+        #: name, SdfLink and shape origin slots of each link, one after the other (flat)
+        self.links: list[Any] = []
         #: joint, name, parent, child, X_PJ slot, X_CJ slot, axis, axis2, limits, dynamics of
         #: each joint, one after the other (a flat list: no record object per member kept
         #: until the poses are solved)
@@ -239,19 +234,28 @@ class _ModelBuild:
         self.world_posed = False  #: a member is posed in the world (not shareable)
         self._shared_from: tuple[_ModelBuild, SdfModel] | None = None
         self._model: Model | None = None
+        self.root: int | None = None  #: the batch slot of the model's pose (None: identity)
 
     def copy(self, sdf: SdfModel) -> _ModelBuild:
         """The build of a copy of this model named as ``sdf`` (same members)."""
         out = _ModelBuild(self.builder, sdf)
         out._shared_from = (self, sdf)
+        out.root = self.builder.root_pose(sdf, self.root_link())
         return out
 
+    def root_link(self) -> str | None:
+        """The first link no joint of the model moves (its name in the model), if any."""
+        moved = set(self.joints[3::_JOINT_FIELDS])  # (each joint's child)
+        for name in self.links[::3]:
+            if name not in moved:
+                return name
+        return None
+
     def result(self, poses: list[Pose]) -> Model:
+        pose = poses[self.root] if self.root is not None else IDENTITY
         if self._shared_from is not None:
             first, sdf = self._shared_from
-            model = first.result(poses)
-            return replace(model, name=sdf.name, source=sdf.file,
-                           pose=self.builder.root_pose(sdf, model.links, model.joints))
+            return replace(first.result(poses), name=sdf.name, source=sdf.file, pose=pose)
         if self._model is not None:
             return self._model
         sdf = self.sdf
@@ -264,15 +268,15 @@ class _ModelBuild:
         it = iter(self.frames)
         frames = tuple(Frame(name, attached, poses[slot], line)
                        for name, attached, slot, line in zip(it, it, it, it))
+        it = iter(self.links)
+        links = tuple(_link(name, link, slots, poses) for name, link, slots in zip(it, it, it))
         positions: dict[str, float] = {}
         for prefix, nested in _all_models(sdf, ''):
             if nested.initial_positions:
                 positions.update({_scoped(prefix, k): v
                                   for k, v in nested.initial_positions.items()})
-        links = tuple(self.links)
-        self._model = Model(sdf.name, links, joints, frames,
-                            pose=self.builder.root_pose(sdf, links, joints), static=sdf.static,
-                            initial_positions=positions, source=sdf.file)
+        self._model = Model(sdf.name, links, joints, frames, pose=pose,
+                            static=sdf.static, initial_positions=positions, source=sdf.file)
         return self._model
 
     def world_pose(self, x_mf: np.ndarray) -> np.ndarray:
@@ -307,7 +311,8 @@ class _ModelBuild:
         builder, model = self.builder, graph.model
         top = self.sdf.name
         for link in model.links:
-            self.links.append(builder.link(graph, link, prefix + link.name))
+            self.links += (prefix + link.name, link,
+                           builder.shape_origins(graph, link) if link.shapes else ())
         for joint in model.joints:
             local = joint.name
             x_mj = graph.joint_pose(joint)
@@ -381,14 +386,37 @@ class _PoseBatch:
             out[rows, :, :3] = transposed @ frames[rows, :3, :3]
             out[rows, :, 3] = (transposed @ (frames[rows, :3, 3] - links[:, :3, 3])[:, :, None]
                                )[:, :, 0]
-        quats = rotations_to_quats(out[:, :, :3]).T.tolist()
+        values = np.concatenate((out[:, :, 3], rotations_to_quats(out[:, :, :3])), axis=1)
+        # the identity (exactly, no -0.0) is the one shared IDENTITY: no new object for it
+        identity = (values == _IDENTITY_VALUES).all(axis=1) & ~np.signbit(values).any(axis=1)
         # columns of plain floats: no list per pose for the collector to track
-        return [Pose((x, y, z), (qx, qy, qz, qw))
-                for x, y, z, qx, qy, qz, qw in zip(*out[:, :, 3].T.tolist(), *quats)]
+        return [IDENTITY if same else Pose((x, y, z), (qx, qy, qz, qw))
+                for same, x, y, z, qx, qy, qz, qw in zip(identity.tolist(),
+                                                         *values.T.tolist())]
 
 
 _EYE = np.eye(4)
 _NO_LIMITS = Limits()
+#: :data:`IDENTITY` as the batch writes a pose: x, y, z, qx, qy, qz, qw.
+_IDENTITY_VALUES = np.array((*IDENTITY.xyz, *IDENTITY.quat))
+#: The entries of a joint in :attr:`_ModelBuild.joints` (joint, name, parent, child, ...).
+_JOINT_FIELDS = 10
+
+
+def _link(name: str, sdf: SdfLink, origins: tuple[int, ...], poses: list[Pose]) -> Link:
+    """The neutral link of ``sdf`` named ``name``, the origins of its visuals and collisions
+    solved (``origins``: their batch slots, see :meth:`_Builder.shape_origins`)."""
+    if not origins:
+        return Link(name, sdf.inertial, (), (), sdf.line)
+    visuals: list[Visual] = []
+    collisions: list[Collision] = []
+    for shape, slot in zip(sdf.shapes, origins):
+        item = replace(shape.item, origin=poses[slot])
+        if isinstance(item, Visual):
+            visuals.append(item)
+        else:
+            collisions.append(item)
+    return Link(name, sdf.inertial, tuple(visuals), tuple(collisions), sdf.line)
 
 
 def _is_world(link: str) -> bool:
