@@ -118,7 +118,10 @@ class _Scope:
         """The link the frame ``name`` is attached to (scoped within this scope; ``world`` or
         a static model's frame where the chain ends there). A chain of frames each attached to
         the next is followed in a loop, not by recursion (10,000 frames deep is a file)."""
-        waiting, pending = list(stack), set(stack)  # frames whose link waits for this one
+        # the frames whose link waits for this one, in order and as a set: made when a chain
+        # is followed (a link's or a nested frame's answer needs none)
+        waiting: list[str] | None = None
+        pending: set[str]
         chain: list[str] = []  # this call's frames attached to the next, in order
         while True:
             result = self._attached.get(name)
@@ -141,6 +144,8 @@ class _Scope:
             elif kind == 'model':
                 result = f'{name}::{self.scopes[name].canonical()}'
             else:
+                if waiting is None:
+                    waiting, pending = list(stack), set(stack)
                 if name in pending:
                     raise CycleError(f'{self.what} {self.name!r}: the attached_to graph has a '
                                      f'cycle: {" -> ".join((*waiting, name))}', self.file,
@@ -164,7 +169,10 @@ class _Scope:
         cached = self._poses.get(name)
         if cached is not None:
             return cached
-        waiting, pending = list(stack), set(stack)  # frames whose pose waits for this one
+        # the frames whose pose waits for this one, in order and as a set: made when a chain
+        # is followed (most frames are posed in one resolved already, in document order)
+        waiting: list[str] | None = None
+        pending: set[str]
         chain: list[str] = []  # this call's frames posed relative_to the next, in order
         while True:
             if self.kinds.get(name) is None:  # N::rest, in nested scope N
@@ -172,13 +180,16 @@ class _Scope:
                     raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
                                          self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
                 head, rest = self.split(name)
-                self._poses[name] = (self.pose(head, tuple(waiting))
+                self._poses[name] = (self.pose(head, stack if waiting is None else
+                                               tuple(waiting))
                                      @ self.scopes[head].pose(rest))
                 break
             chain.append(name)
             target, _, line = self.relative_to[name]
-            if target in self._poses:  # mostly resolved already (document order)
+            if target in self._poses:
                 break
+            if waiting is None:
+                waiting, pending = list(stack), set(stack)
             self._check_relative_to(name, target, line, waiting, pending)
             waiting.append(name)
             pending.add(name)
