@@ -119,8 +119,8 @@ _ABSENT = PoseSpec(_IDENTITY)
 
 
 def _pose_matrix(ctx: SdfContext, element: etree._Element) -> np.ndarray:
-    body = (element.text or '').strip()
-    if not body:
+    text = element.text or ''  # (lxml makes a new string per .text)
+    if not text or text.isspace():
         return _IDENTITY
     rotation_format = element.get('rotation_format', 'euler_rpy')
     degrees = _degrees(ctx, element) if element.get('degrees') is not None else False
@@ -129,7 +129,7 @@ def _pose_matrix(ctx: SdfContext, element: etree._Element) -> np.ndarray:
             raise InvalidValueError('<pose degrees="true"> cannot be used with '
                                     'rotation_format="quat_xyzw"', ctx.file, element.sourceline,
                                     code='ELEMENT_INVALID')
-        values = _pose_numbers(ctx, element, 7)
+        values = _pose_numbers(ctx, element, text, 7)
         quat = np.asarray(values[3:], dtype=float)
         norm = float(np.linalg.norm(quat))
         if norm < 1e-12:
@@ -143,7 +143,7 @@ def _pose_matrix(ctx: SdfContext, element: etree._Element) -> np.ndarray:
         raise InvalidValueError(f'<pose rotation_format={rotation_format!r}>: expected '
                                 "'euler_rpy' or 'quat_xyzw'", ctx.file, element.sourceline,
                                 code='ELEMENT_INVALID')
-    x, y, z, roll, pitch, yaw = _pose_numbers(ctx, element, 6)
+    x, y, z, roll, pitch, yaw = _pose_numbers(ctx, element, text, 6)
     if degrees:
         roll, pitch, yaw = math.radians(roll), math.radians(pitch), math.radians(yaw)
     return _xyz_rpy_matrix(x, y, z, roll, pitch, yaw)
@@ -172,8 +172,9 @@ def _degrees(ctx: SdfContext, element: etree._Element) -> bool:
                             element.sourceline, code='ATTRIBUTE_INVALID')
 
 
-def _pose_numbers(ctx: SdfContext, element: etree._Element, count: int) -> tuple[float, ...]:
-    text = element.text or ''
+def _pose_numbers(ctx: SdfContext, element: etree._Element, text: str, count: int
+                  ) -> tuple[float, ...]:
+    """The ``count`` numbers of the pose ``element``, whose text is ``text``."""
     try:
         strict: tuple[float, ...] | None = numbers(text)
     except ValueError:
