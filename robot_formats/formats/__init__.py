@@ -1,9 +1,11 @@
-"""Which format a file is in, and the registry of readers.
+"""Which format a file is in, and the formats robot_formats reads.
 
 A format is chosen from the file extension and the document's root element: the extension
 proposes, the root element decides (a ``.xml`` file can be anything; a ``.urdf`` whose root is
-``<sdf>`` is read as SDFormat, with a warning). Each format module registers a
-:class:`FormatSpec`; nothing here knows a format's insides.
+``<sdf>`` is read as SDFormat, with a warning). Each format is a :class:`FormatSpec`; a
+:class:`Registry` is an immutable set of them with its lookup tables, made once. The formats
+robot_formats ships are :data:`FORMATS`; a load with formats of one's own is handed a registry
+made with :meth:`Registry.with_format`. Nothing here knows a format's insides.
 """
 
 from __future__ import annotations
@@ -16,82 +18,72 @@ from lxml import etree
 
 from robot_formats.core.errors import (Diagnostic, UnknownFormatError, UnsupportedError,
                                        XmlSyntaxError)
-from robot_formats.formats.spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
-from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.limits import LoadBudget
-from robot_formats.core.model import Scene
-from robot_formats.core.ranges import check_ranges
 from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
+from robot_formats.formats.builtin import BUILTIN_FORMATS
+from robot_formats.formats.spec import DocumentResult, FormatSpec, LoadContext, LoadResult, Reader
 
 if TYPE_CHECKING:
+    from robot_formats.core.kinematics import KinematicTree
+    from robot_formats.core.model import Scene
     from robot_formats.formats.sdformat.uri import ResolverConfig
     from robot_formats.formats.tmp.problem import Problem
 
-__all__ = ['FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader', 'register',
-           'registered', 'detect', 'load', 'load_text', 'expand_xacro', 'read_document',
-           'read_problem']
-
-_REGISTRY: dict[str, FormatSpec] = {}
+__all__ = ['FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader', 'Registry',
+           'FORMATS', 'registered', 'detect', 'load', 'load_text', 'expand_xacro',
+           'read_document', 'read_problem']
 
 
-def register(spec: FormatSpec) -> None:
-    """Add (or replace) a format reader (after the built-in ones, which it may replace)."""
-    _ensure_builtin()
-    _REGISTRY[spec.name] = spec
-
-
-def registered() -> tuple[FormatSpec, ...]:
-    """Every known format, in registration order."""
-    _ensure_builtin()
-    return tuple(_REGISTRY.values())
-
-
-def _ensure_builtin() -> None:
-    if _REGISTRY:
-        return
-    from robot_formats.formats.builtin import (BUILTIN_FORMATS)
-    for spec in BUILTIN_FORMATS:
-        _REGISTRY.setdefault(spec.name, spec)
-
-
-def detect(path: Path, root: etree._Element, warnings: list[Diagnostic]) -> FormatSpec:
-    """The format for ``path`` with root element ``root``."""
-    return _detect(path, _suffixes(path.name)[1], root, warnings)
-
-
-class _Tables:
-    """The registry's formats by extension and by root element, and every root element name,
-    made once per registry content (not per load)."""
+class Registry:
+    """An immutable set of formats, in the order detection tries them, with its formats by
+    extension and by root element and every root element name (made once, with it)."""
 
     __slots__ = ('specs', 'by_extension', 'by_root', 'root_tags')
 
     def __init__(self, specs: tuple[FormatSpec, ...]) -> None:
         self.specs = specs
-        self.by_extension: dict[str, list[FormatSpec]] = {}
-        self.by_root: dict[str, list[FormatSpec]] = {}
+        by_extension: dict[str, list[FormatSpec]] = {}
+        by_root: dict[str, list[FormatSpec]] = {}
         for spec in specs:
             for extension in dict.fromkeys(spec.extensions):
-                self.by_extension.setdefault(extension, []).append(spec)
+                by_extension.setdefault(extension, []).append(spec)
             for tag in dict.fromkeys(spec.root_tags):
-                self.by_root.setdefault(tag, []).append(spec)
+                by_root.setdefault(tag, []).append(spec)
+        self.by_extension = {key: tuple(value) for key, value in by_extension.items()}
+        self.by_root = {key: tuple(value) for key, value in by_root.items()}
+        #: Every format's root element names (a document may hold other top-level elements;
+        #: urdfdom reads the first <robot>, libsdformat the first <sdf>).
         self.root_tags = tuple(tag for spec in specs for tag in spec.root_tags)
 
+    def with_format(self, spec: FormatSpec) -> Registry:
+        """These formats and ``spec``, which replaces the format of its name (in its place) or
+        comes after the others."""
+        names = [known.name for known in self.specs]
+        if spec.name in names:
+            index = names.index(spec.name)
+            return Registry((*self.specs[:index], spec, *self.specs[index + 1:]))
+        return Registry((*self.specs, spec))
 
-_TABLES: list[_Tables] = []  # the tables of the registry's last seen content
+    def without_format(self, name: str) -> Registry:
+        """These formats less the one named ``name``."""
+        return Registry(tuple(spec for spec in self.specs if spec.name != name))
 
 
-def _tables() -> _Tables:
-    """The tables of the registry as it is now (remade when a format was registered or the
-    registry changed otherwise: the content is compared, element by element, each time)."""
-    _ensure_builtin()
-    specs = tuple(_REGISTRY.values())
-    if _TABLES:
-        tables = _TABLES[0]
-        if tables.specs == specs:  # (identical members compare without calling __eq__)
-            return tables
-    tables = _Tables(specs)
-    _TABLES[:] = [tables]
-    return tables
+#: The formats robot_formats reads (:data:`robot_formats.formats.builtin.BUILTIN_FORMATS`).
+FORMATS = Registry(BUILTIN_FORMATS)
+
+
+def registered(formats: Registry | None = None) -> tuple[FormatSpec, ...]:
+    """Every format of ``formats`` (default :data:`FORMATS`), in detection order."""
+    return (FORMATS if formats is None else formats).specs
+
+
+def detect(path: Path, root: etree._Element, warnings: list[Diagnostic],
+           formats: Registry | None = None) -> FormatSpec:
+    """The format of ``formats`` (default :data:`FORMATS`) for ``path`` with root element
+    ``root``."""
+    return _detect(FORMATS if formats is None else formats, path, _suffixes(path.name)[1], root,
+                   warnings)
 
 
 def _suffixes(name: str) -> tuple[bool, str]:
@@ -109,18 +101,17 @@ def _suffixes(name: str) -> tuple[bool, str]:
     return xacro, last
 
 
-def _detect(path: Path, suffix: str, root: etree._Element, warnings: list[Diagnostic]
-            ) -> FormatSpec:
+def _detect(formats: Registry, path: Path, suffix: str, root: etree._Element,
+            warnings: list[Diagnostic]) -> FormatSpec:
     """:func:`detect` with the file's suffix (:func:`_suffixes`) already known. A format's
     ``claims`` is asked only when the extension alone does not decide."""
-    tables = _tables()
     tag = root.tag
     if not isinstance(tag, str):
         tag = ''
     elif tag[0] == '{':
         tag = tag.rpartition('}')[2]
-    by_extension = tables.by_extension.get(suffix, ())
-    by_root = tables.by_root.get(tag, ())
+    by_extension = formats.by_extension.get(suffix, ())
+    by_root = formats.by_root.get(tag, ())
     claimed: list[FormatSpec] | None = None
     for spec in by_extension:
         if spec.any_root:
@@ -133,7 +124,7 @@ def _detect(path: Path, suffix: str, root: etree._Element, warnings: list[Diagno
     if claimed is None:
         claimed = [s for s in by_root if s.claims is not None and s.claims(root)]
     if claimed:
-        by_root = claimed
+        by_root = tuple(claimed)
     if by_root:
         if by_extension:
             warnings.append(Diagnostic(
@@ -142,7 +133,7 @@ def _detect(path: Path, suffix: str, root: etree._Element, warnings: list[Diagno
                 root.sourceline, 'FORMAT_MISMATCH'))
         return by_root[0]
     known = ', '.join(f'{s.name} ({"/".join(s.extensions)}, <{"|".join(s.root_tags)}>)'
-                      for s in tables.specs)
+                      for s in formats.specs)
     raise UnknownFormatError(f'unknown format: root element <{tag}> with extension '
                              f'{suffix or "(none)"!r}; supported: {known}', str(path),
                              root.sourceline)
@@ -150,25 +141,27 @@ def _detect(path: Path, suffix: str, root: etree._Element, warnings: list[Diagno
 
 def load(path: str | Path, xacro_args: Mapping[str, str] | None = None, *,
          world: str | None = None, sdf_config: ResolverConfig | None = None,
-         budget: LoadBudget | None = None) -> LoadResult:
+         budget: LoadBudget | None = None, formats: Registry | None = None) -> LoadResult:
     """Read any supported robot, scene or problem file; a ``.xacro`` file is expanded first
     (with ``xacro_args`` as its ``name:=value`` arguments), as ROS users run xacro. ``world``
     names the world to load from an SDFormat document holding several; ``sdf_config`` says
     how SDFormat includes are found (default: the model paths of the environment).
     ``budget``: what the load may read or copy (docs/limits.md); a load nested in another
     (a problem's robot file, an included URDF) shares its budget, a load of its own has a new
-    one.
+    one. ``formats``: the formats to read (default :data:`FORMATS`).
 
     Raises:
         FormatError: (a subclass of it) for every problem, with file, line and a sentence.
     """
     if not isinstance(path, Path):  # (Path(path) of a Path parses it again)
         path = Path(path)
-    return _scene_result(path, _read(path, None, xacro_args, world, sdf_config, budget, True))
+    return _scene_result(path, _read(path, None, xacro_args, world, sdf_config, budget, True,
+                                     FORMATS if formats is None else formats))
 
 
 def load_text(text: str, source: str = '<robot_description>', *,
-              world: str | None = None, sdf_config: ResolverConfig | None = None) -> LoadResult:
+              world: str | None = None, sdf_config: ResolverConfig | None = None,
+              formats: Registry | None = None) -> LoadResult:
     """:func:`load` of a document given as text, e.g. robot_state_publisher's
     ``robot_description`` parameter (URDF, or any format whose root element tells it).
     ``source`` names it in diagnostics; relative references resolve from the working
@@ -179,11 +172,12 @@ def load_text(text: str, source: str = '<robot_description>', *,
     """
     path = Path(source)
     return _scene_result(path, _read(path, text.encode('utf-8'), None, world, sdf_config, None,
-                                     True))
+                                     True, FORMATS if formats is None else formats))
 
 
 def read_document(path: str | Path, *, world: str | None = None,
-                  sdf_config: ResolverConfig | None = None) -> DocumentResult:
+                  sdf_config: ResolverConfig | None = None, formats: Registry | None = None
+                  ) -> DocumentResult:
     """:func:`load` of a file of any registered format, kinematic or not (``check``).
 
     Raises:
@@ -191,7 +185,8 @@ def read_document(path: str | Path, *, world: str | None = None,
     """
     if not isinstance(path, Path):
         path = Path(path)
-    read = _read(path, None, None, world, sdf_config, None, False)
+    read = _read(path, None, None, world, sdf_config, None, False,
+                 FORMATS if formats is None else formats)
     irregular, notes = _split_notes(read.warnings)
     return DocumentResult(read.document, read.spec.name, read.spec.document, str(path),
                           irregular, read.tree, notes)
@@ -210,7 +205,7 @@ class _Read(NamedTuple):
 
 def _read(path: Path, data: bytes | None, xacro_args: Mapping[str, str] | None,
           world: str | None, sdf_config: ResolverConfig | None, budget: LoadBudget | None,
-          scenes_only: bool) -> _Read:
+          scenes_only: bool, formats: Registry) -> _Read:
     """The one way a document is loaded (:func:`load`, :func:`load_text` and
     :func:`read_document` are built on it): its bytes (``data``, or the file's, or xacro's
     output) charged to ``budget`` (None: a budget of its own), parsed, its format detected and
@@ -225,17 +220,20 @@ def _read(path: Path, data: bytes | None, xacro_args: Mapping[str, str] | None,
         if data is None:
             data = expand_xacro(path, xacro_args) if xacro else read_bytes(path)
         budget.charge(len(data), path)
-        root = _parse(path, warnings, data)
-        spec = _detect(path, suffix, root, warnings)
+        root = _parse(formats, path, warnings, data)
+        spec = _detect(formats, path, suffix, root, warnings)
         if scenes_only and spec.document != 'scene':
             raise UnsupportedError(f'this is a {spec.document} file ({spec.name}), not a robot, '
                                    'scene or problem (`robot-formats check` validates it)',
                                    str(path), root.sourceline)
-        document = spec.reader(path, root, warnings, _context(world, sdf_config, budget))
+        document = spec.reader(path, root, warnings,
+                               _context(world, sdf_config, budget, formats))
         tree = None
         if spec.document == 'scene':
+            from robot_formats.core.kinematics import KinematicTree  # (the spec imports it)
             tree = KinematicTree(document)  # structure checks: references, loops, roots, mimics
             if not spec.checks_ranges:  # every number finite and in range, every name a name
+                from robot_formats.core.ranges import check_ranges  # readers that need it
                 check_ranges(document)
         return _Read(spec, document, tree, warnings, data)
     finally:
@@ -248,12 +246,12 @@ def _scene_result(path: Path, read: _Read) -> LoadResult:
                       read.data)
 
 
-def _context(world: str | None, sdf_config: ResolverConfig | None, budget: LoadBudget
-             ) -> LoadContext:
+def _context(world: str | None, sdf_config: ResolverConfig | None, budget: LoadBudget,
+             formats: Registry) -> LoadContext:
     """The context of one load: nested files are loaded with the same include settings and
-    charged to the same budget."""
-    return LoadContext(world, sdf_config, functools.partial(load, sdf_config=sdf_config,
-                                                            budget=budget), budget)
+    formats, and charged to the same budget."""
+    return LoadContext(world, sdf_config, functools.partial(
+        load, sdf_config=sdf_config, budget=budget, formats=formats), budget)
 
 
 def is_xacro(path: Path) -> bool:
@@ -292,30 +290,22 @@ def _split_notes(diagnostics: list[Diagnostic]
             tuple(d for d in diagnostics if d.is_note))
 
 
-def _parse(path: Path, warnings: list[Diagnostic], data: bytes | None = None
+def _parse(formats: Registry, path: Path, warnings: list[Diagnostic], data: bytes
            ) -> etree._Element:
-    """The document's root element (repaired by a format's ``recover`` hook if one can);
-    ``data``: the document's bytes when they do not come from ``path`` (text, xacro output)."""
-    if data is None:
-        data = read_bytes(path)
+    """The document's root element (repaired by a format's ``recover`` hook if one can)."""
     try:  # read as TinyXML2 reads it where libxml2 refuses (warnings name each repair)
-        return parse_xml_bytes(data, path, warnings, _root_tags())
+        return parse_xml_bytes(data, path, warnings, formats.root_tags)
     except XmlSyntaxError:
-        root = _recovered(path, data, warnings)
+        root = _recovered(formats, path, data, warnings)
         if root is None:
             raise
         return root
 
 
-def _root_tags() -> tuple[str, ...]:
-    """Every registered format's root element names (a document may hold other top-level
-    elements; urdfdom reads the first <robot>, libsdformat the first <sdf>)."""
-    return _tables().root_tags
-
-
-def _recovered(path: Path, data: bytes, warnings: list[Diagnostic]) -> etree._Element | None:
+def _recovered(formats: Registry, path: Path, data: bytes, warnings: list[Diagnostic]
+               ) -> etree._Element | None:
     """The root a format's ``recover`` hook makes of a malformed document, if any does."""
-    for spec in registered():
+    for spec in formats.specs:
         if spec.recover is not None:
             root = spec.recover(data, path, warnings)
             if root is not None:

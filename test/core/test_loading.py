@@ -44,28 +44,35 @@ def test_suffixes_are_path_suffixes() -> None:
         assert formats.is_xacro(path) == xacro, name
 
 
-def test_detection_follows_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A format registered, replaced or set into the registry directly (as tests do) is seen
-    by the next detection and by the root element names the parser is handed."""
+def test_detection_follows_the_registry() -> None:
+    """A registry with a format added, or one replaced, detects with it and hands the parser
+    its root element names; the formats robot_formats reads stay as they are."""
     root = etree.fromstring('<robot name="r"/>')
     assert formats.detect(Path('r.urdf'), root, []).name == 'urdf'
     claims_all = FormatSpec('claimer', ('.claim',), ('robot', 'thing'), formats.registered()[0]
                             .reader, claims=lambda element: True)
-    monkeypatch.setitem(formats._REGISTRY, 'claimer', claims_all)
-    assert formats.detect(Path('r.urdf'), root, []).name == 'claimer'
-    assert formats.detect(Path('t.claim'), etree.fromstring('<thing/>'), []).name == 'claimer'
+    mine = formats.FORMATS.with_format(claims_all)
+    assert formats.detect(Path('r.urdf'), root, [], mine).name == 'claimer'
+    assert formats.detect(Path('t.claim'), etree.fromstring('<thing/>'), [], mine).name == \
+        'claimer'
     warnings: list = []
-    assert formats.detect(Path('r.xml'), root, warnings).name == 'claimer'
+    assert formats.detect(Path('r.xml'), root, warnings, mine).name == 'claimer'
     assert [w.code for w in warnings] == ['FORMAT_MISMATCH']
-    assert formats.detect(Path('r.hrdf'), root, []).name == 'hrdf'  # the extension decides
-    assert 'thing' in formats._root_tags()
-    monkeypatch.delitem(formats._REGISTRY, 'claimer')
+    assert formats.detect(Path('r.hrdf'), root, [], mine).name == 'hrdf'  # the extension decides
+    assert 'thing' in mine.root_tags
     assert formats.detect(Path('r.urdf'), root, []).name == 'urdf'
-    assert 'thing' not in formats._root_tags()
+    assert 'thing' not in formats.FORMATS.root_tags
+    less = mine.without_format('claimer')
+    assert formats.detect(Path('r.urdf'), root, [], less).name == 'urdf'
+    assert 'thing' not in less.root_tags
+    urdf = formats.registered()[0]
+    replaced = formats.FORMATS.with_format(FormatSpec('urdf', ('.urdf',), ('robot', 'thing'),
+                                                      urdf.reader))
+    assert [spec.name for spec in replaced.specs] == [spec.name for spec in formats.registered()]
+    assert 'thing' in replaced.root_tags
 
 
-def test_an_extension_alone_decides_without_asking_claims(monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
+def test_an_extension_alone_decides_without_asking_claims() -> None:
     """Claims are not asked when the extension alone decides (an any_root format); they are
     when the root element decides."""
     asked: list[str] = []
@@ -76,11 +83,12 @@ def test_an_extension_alone_decides_without_asking_claims(monkeypatch: pytest.Mo
 
     probe = FormatSpec('probe', ('.probe',), ('robot',), formats.registered()[0].reader,
                        claims=claims)
-    monkeypatch.setitem(formats._REGISTRY, 'probe', probe)
+    mine = formats.FORMATS.with_format(probe)
     root = etree.fromstring('<robot/>')
-    assert formats.detect(Path('k.hrdf'), root, []).name == 'hrdf'
+    assert formats.detect(Path('k.hrdf'), root, [], mine).name == 'hrdf'
     assert asked == []
-    assert formats.detect(Path('k.urdf'), etree.fromstring('<robot name="r"/>'), []).name == 'urdf'
+    assert formats.detect(Path('k.urdf'), etree.fromstring('<robot name="r"/>'), [], mine
+                          ).name == 'urdf'
     assert asked == ['robot']
 
 

@@ -113,13 +113,11 @@ def load_scene(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
 
     Registered in this process only, and removed again afterwards.
     """
-    formats.registered()  # the built-in formats first (the registry fills itself when empty)
-
     def reader(path: Path, root, warnings, options) -> Scene:
         return SCENES[root.get('kind')](int(root.get('seed')))
 
-    monkeypatch.setitem(formats._REGISTRY, 'testscene', formats.FormatSpec(
-        'testscene', ('.testscene',), ('testscene',), reader, 'test-only scenes'))
+    monkeypatch.setattr(formats, 'FORMATS', formats.FORMATS.with_format(formats.FormatSpec(
+        'testscene', ('.testscene',), ('testscene',), reader, 'test-only scenes')))
 
     def load(kind: str, seed: int, initial: dict[str, float] | None = None) -> Description:
         path = tmp_path / f'{kind}_{seed}.testscene'
