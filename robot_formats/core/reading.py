@@ -43,7 +43,7 @@ class ReadingContext:
     """One document being read: its file, warnings sink, base folder and budget, and the
     readers of numbers, vectors and booleans with file and line in their errors."""
 
-    __slots__ = ('file', 'warnings', 'budget', 'bounded', '_base_dir')
+    __slots__ = ('file', 'warnings', 'budget', 'bounded', '_base_dir', '_vectors', '_numbers')
 
     #: The error code of a boolean that is not one (a format may name its reference's code).
     boolean_code = InvalidValueError.code
@@ -62,6 +62,10 @@ class ReadingContext:
         #: may say otherwise for a value the model does not keep).
         self.bounded = bounded
         self._base_dir: Path | None = None
+        #: The numbers of each text read so far (a document repeats its texts: ``0 0 0``,
+        #: ``1``; each distinct one is read once): text -> the strict reader's numbers.
+        self._vectors: dict[str, tuple[float, ...]] = {}
+        self._numbers: dict[str, float] = {}
 
     @property
     def base_dir(self) -> Path | None:
@@ -114,10 +118,12 @@ class ReadingContext:
         beyond ``±MAX_MAGNITUDE`` here (default: the context's :attr:`bounded`)."""
         if element is None or (text := self._text(element, attribute)) is None:
             return self._absent(element, default, attribute)
-        try:
-            values: tuple[float, ...] | None = numbers(text)
-        except ValueError:
-            values = None
+        values: tuple[float, ...] | None = self._vectors.get(text)
+        if values is None:
+            try:
+                values = self._vectors[text] = numbers(text)
+            except ValueError:
+                values = None
         if values is None or (count is not None and len(values) != count):
             values = self.read_past(element, text, count, attribute)
         if self.bounded if bounded is None else bounded:
@@ -139,10 +145,12 @@ class ReadingContext:
             infinity = _INFINITE.get(text.strip().lower())
             if infinity is not None:
                 return infinity
-        try:
-            value = number(text)
-        except ValueError:  # not one finite number: as :meth:`vector` finds it
-            value = self.read_past(element, text, 1, attribute)[0]
+        value = self._numbers.get(text)
+        if value is None:
+            try:
+                value = self._numbers[text] = number(text)
+            except ValueError:  # not one finite number: as :meth:`vector` finds it
+                value = self.read_past(element, text, 1, attribute)[0]
         if (self.bounded if bounded is None else bounded) and not (
                 -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE):
             in_range((value,), self.what(element, attribute), self.file, element.sourceline)
