@@ -338,7 +338,8 @@ class _UrdfParser:
         try:
             if inertia_el is None:
                 raise SchemaError('it has no <inertia>', self.ctx.file, inertial.sourceline)
-            missing = [key for key in _INERTIA if inertia_el.get(key) is None]
+            given = inertia_el.keys()  # (one call, not one per key)
+            missing = [key for key in _INERTIA if key not in given]
             if missing:
                 raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.ctx.file,
                                   inertia_el.sourceline)
