@@ -160,7 +160,7 @@ def _candidates(uri: str, scheme: str, rest: str, base: Path, config: ResolverCo
         for path in config.search_paths():  # model://
             yield path / name / normal
         return
-    if Path(rest).is_absolute():  # a plain path or file://, as libsdformat reads them
+    if os.path.isabs(rest):  # a plain path or file://, as libsdformat reads them
         yield Path(rest)
         return
     yield base / rest
