@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic
-from robot_formats.core.kinematics import KinematicTree
 from robot_formats.core.model import Scene
 
 if TYPE_CHECKING:  # the SDFormat package is imported only when an SDFormat file is read
+    from robot_formats.core.kinematics import KinematicTree
     from robot_formats.core.limits import LoadBudget
     from robot_formats.formats.sdformat.uri import ResolverConfig
 
