@@ -8,9 +8,12 @@ in R alternating rounds (round 1 the working tree first, round 2 the landed main
 each with 1/R of the samples, so that the machine's load, which comes and goes over minutes,
 hits both sides alike within a round. Each round gives one paired ratio, this tree's figure over
 the landed main's. A figure is flagged when the median of its paired ratios, as printed (two
-decimals), is over its limit (:data:`LIMITS`); one noisy round moves the median of three or more
-rounds by at most one place. The ratios of every round are printed beside the verdict, so a
-reader sees how far apart they are (how sure the verdict is).
+decimals), is over its limit (:data:`LIMITS`) and this tree was slower in every round (each
+ratio, as printed, over 1.00): one noisy round moves the median of three or more rounds by at
+most one place, and a round in which this tree was as fast or faster says the figure's noise is
+as large as the difference. Such a figure (median over the limit, rounds disagreeing) is marked
+UNSURE and not flagged. The ratios of every round are printed beside the verdict, so a reader
+sees how far apart they are (how sure the verdict is).
 """
 
 from __future__ import annotations
@@ -128,38 +131,46 @@ def paired_ratios(baseline: Sequence[dict[str, Figure]], ours: Sequence[dict[str
 @dataclass(frozen=True)
 class Verdict:
     """How a figure compares with the landed main's: the median of its paired ratios (rounded
-    as printed), the limit, how many rounds were over it, and whether it is flagged."""
+    as printed), the limit, how many rounds were over it, whether it is flagged, and whether it
+    is unsure (the median over the limit, but this tree not slower in every round)."""
 
     ratio: float
     limit: float
     rounds_over: int
     flagged: bool
+    unsure: bool = False
 
 
 def judge(ratios: Sequence[float], limit: float) -> Verdict:
     """The verdict on a figure's paired ratios (:func:`paired_ratios`): flagged when the median,
-    rounded to two decimals as printed, is more than ``limit``. A single round's ratio, however
-    far out, does not decide it (unless it is the only round)."""
+    rounded to two decimals as printed, is more than ``limit`` and every round's ratio, as
+    printed, is more than 1 (this tree slower in each); unsure when the median is over the limit
+    but some round is not. A single round's ratio, however far out, does not decide it (unless
+    it is the only round)."""
     if not ratios:
         raise ValueError('no paired ratio to judge')
     median = round(statistics.median(ratios), 2)
     over = sum(round(ratio, 2) > limit for ratio in ratios)
-    return Verdict(median, limit, over, median > limit)
+    slower_in_every_round = all(round(ratio, 2) > 1.0 for ratio in ratios)
+    return Verdict(median, limit, over, median > limit and slower_in_every_round,
+                   median > limit and not slower_in_every_round)
 
 
 def comparison(baseline: Sequence[dict[str, Figure]], ours: Sequence[dict[str, Figure]],
-               label: str) -> tuple[list[str], list[str]]:
+               label: str) -> tuple[list[str], list[str], list[str]]:
     """The rows comparing this tree's figures with the landed main's (``label``), measured in
-    rounds (``baseline[i]`` and ``ours[i]``: round i's figures of each side), and the names of
-    the figures flagged (:func:`judge`: the median paired ratio more than :data:`LIMITS`, a
-    format's load more than 1.5x slower against its C++ reference, a run-time figure more than
-    20 % worse), or measured on one side only. Each row holds the median of each side's figures,
-    the median paired ratio, the verdict and every round's ratio."""
+    rounds (``baseline[i]`` and ``ours[i]``: round i's figures of each side), the names of the
+    figures flagged (:func:`judge`: the median paired ratio more than :data:`LIMITS`, a format's
+    load more than 1.5x slower against its C++ reference, a run-time figure more than 20 %
+    worse, with this tree slower in every round), or measured on one side only, and the names
+    of those unsure (the median over the limit, the rounds disagreeing). Each row holds the
+    median of each side's figures, the median paired ratio, the verdict and every round's
+    ratio."""
     names = list(dict.fromkeys(name for figures in [*ours, *baseline] for name in figures))
     width = max([len(name) for name in names] + [6])
     rows = [f'  {"figure":{width}s} {"unit":>6s} {label:>18s} {"this tree":>10s} '
             f'{"this/landed":>11s}  check; this/landed in each round']
-    flagged = []
+    flagged, unsure = [], []
     for name in names:
         mine = [figures[name] for figures in ours if name in figures]
         theirs = [figures[name] for figures in baseline if name in figures]
@@ -178,12 +189,17 @@ def comparison(baseline: Sequence[dict[str, Figure]], ours: Sequence[dict[str, F
         verdict = judge(ratios, LIMITS[kind])
         if verdict.flagged:
             flagged.append(name)
+        if verdict.unsure:
+            unsure.append(name)
         what = 'slower against its reference' if kind == REFERENCE_RATIO else 'worse'
         check = (f'FLAGGED: {verdict.ratio:.2f}x, more than {verdict.limit:g}x {what}'
-                 if verdict.flagged else f'ok (limit {verdict.limit:g}x)')
+                 if verdict.flagged else
+                 f'UNSURE: {verdict.ratio:.2f}x, more than {verdict.limit:g}x {what} in the '
+                 'median, but not slower in every round (noise); not flagged'
+                 if verdict.unsure else f'ok (limit {verdict.limit:g}x)')
         rounds = ' '.join(f'{ratio:.2f}' for ratio in ratios)
         missing = len(ours) - len(ratios)
         rows.append(f'  {name:{width}s} {unit:>6s} {old} {new} {verdict.ratio:10.2f}x  {check}; '
                     f'{rounds} ({verdict.rounds_over} of {len(ratios)} over'
                     + (f', {missing} round(s) unpaired)' if missing else ')'))
-    return rows, flagged
+    return rows, flagged, unsure

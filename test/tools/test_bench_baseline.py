@@ -71,8 +71,8 @@ def test_the_comparison_flags_what_passes_its_limit_and_what_one_side_lacks():
                       gone=(1.0, run_time))
     tree = _figures(a=(1.49, ratio), b=(1.6, ratio), c=(2.3, run_time), d=(2.5, run_time),
                     new=(1.0, ratio))
-    rows, flagged = report.comparison([landed], [tree], 'landed main 1234567')
-    assert sorted(flagged) == ['b', 'd', 'gone', 'new']
+    rows, flagged, unsure = report.comparison([landed], [tree], 'landed main 1234567')
+    assert sorted(flagged) == ['b', 'd', 'gone', 'new'] and unsure == []
     assert len(rows) == 1 + 6 and 'landed main 1234567' in rows[0]
     by_name = {row.split()[0]: row for row in rows[1:]}
     assert 'ok' in by_name['a'] and 'FLAGGED' in by_name['b'] and '1.60x' in by_name['b']
@@ -81,14 +81,19 @@ def test_the_comparison_flags_what_passes_its_limit_and_what_one_side_lacks():
 
 
 def test_a_figure_is_flagged_by_the_median_of_its_paired_ratios():
-    """One noisy round neither flags a figure nor clears it; the median, as printed, decides."""
+    """One noisy round does not flag a figure; the median, as printed, decides when this tree
+    was slower in every round, and a round in which it was not makes the verdict unsure."""
     limit = report.LIMITS[report.RUN_TIME]
     assert not report.judge([1.0, 13.0, 1.05], limit).flagged  # one round's noise
-    assert report.judge([1.3, 0.5, 1.25], limit).flagged  # one lucky round
-    assert report.judge([1.21, 1.3, 1.1], limit) == report.Verdict(1.21, 1.2, 2, True)
+    assert report.judge([1.3, 1.02, 1.25], limit).flagged  # one round near even: still slower
+    assert report.judge([1.21, 1.3, 1.1], limit) == report.Verdict(1.21, 1.2, 2, True, False)
     assert not report.judge([1.204, 1.3, 1.1], limit).flagged  # 1.20 as printed: not over
-    assert not report.judge([1.0, 1.3], limit).flagged  # an even count: the middle two's mean
+    assert not report.judge([1.1, 1.3], limit).flagged  # an even count: the middle two's mean
     assert report.judge([1.3], limit).flagged
+    # this tree as fast or faster in one round: the noise is as large as the difference
+    assert report.judge([1.3, 0.5, 1.25], limit) == report.Verdict(1.25, 1.2, 2, False, True)
+    assert report.judge([1.3, 1.004, 1.25], limit).unsure  # 1.00 as printed: not slower
+    assert not report.judge([1.0, 1.1, 1.3], limit).unsure  # median under the limit: ok
     with pytest.raises(ValueError):
         report.judge([], limit)
 
@@ -100,13 +105,20 @@ def test_rounds_are_paired_by_index_and_printed_with_their_spread():
     tree = [_figures(t=(1.1, run_time)), _figures(t=(4.0, run_time)),
             _figures(t=(3.0, run_time))]
     assert report.paired_ratios(landed, tree, 't') == pytest.approx([1.1, 1.0, 3.0])
-    rows, flagged = report.comparison(landed, tree, 'landed main 1234567')
-    assert flagged == []
+    rows, flagged, unsure = report.comparison(landed, tree, 'landed main 1234567')
+    assert flagged == [] and unsure == []
     assert '1.10x' in rows[1] and '1.10 1.00 3.00 (1 of 3 over)' in rows[1]
+    landed[1] = _figures(t=(2.0, run_time))  # round 2 now 2.00: the median 2.00, all slower
+    rows, flagged, unsure = report.comparison(landed, tree, 'landed main 1234567')
+    assert flagged == ['t'] and 'FLAGGED: 2.00x' in rows[1]
+    landed[0] = _figures(t=(2.0, run_time))  # round 1 now 0.55: faster there
+    rows, flagged, unsure = report.comparison(landed, tree, 'landed main 1234567')
+    assert flagged == [] and unsure == ['t'] and 'UNSURE: 2.00x' in rows[1]
+    landed[0], landed[1] = _figures(t=(1.0, run_time)), _figures(t=(4.0, run_time))
     # the figure is missing in one round of the tree: that round is left out of the pairs
     tree[2] = {}
     assert report.paired_ratios(landed, tree, 't') == pytest.approx([1.1, 1.0])
-    rows, _ = report.comparison(landed, tree, 'landed main 1234567')
+    rows, _, _ = report.comparison(landed, tree, 'landed main 1234567')
     assert '1 round(s) unpaired' in rows[1]
 
 
