@@ -492,7 +492,8 @@ class SdfLoader:
             model, parsed.model = parsed.model, None
         else:
             if parsed.model is None:  # the second include: read again, keep it as the template
-                parsed.model = self._read_included(ctx, path, key, include, parsed.root).model
+                parsed.model = self._read_included(ctx, path, key, include, parsed.data).model
+                parsed.data = None
             assert parsed.model is not None  # not empty (checked above): a model was read
             model = _clone_model(parsed.model)
         assert model is not None  # first includes hand out what _read_included read
@@ -512,14 +513,17 @@ class SdfLoader:
         return os.path.join(real, name)
 
     def _read_included(self, ctx: SdfContext, path: Path, key: str, include: etree._Element,
-                       root: etree._Element | None = None) -> _Parsed:
-        """Read an included SDFormat file (its XML ``root`` when already parsed), charged to
-        the load's budget with everything it includes."""
+                       data: bytes | None = None) -> _Parsed:
+        """Read an included SDFormat file (from its bytes ``data`` when read already: the XML
+        warnings were given then), charged to the load's budget with everything it includes.
+        Its XML tree lives while it is read: the model keeps none of it."""
         documents, size = self.budget.documents, self.budget.bytes
-        if root is None:
+        if data is None:
             data = read_bytes(path)
             self.budget.charge(len(data), ctx.file, include.sourceline)
             root = parse_xml_bytes(data, path, self.warnings, ('sdf',))
+        else:
+            root = parse_xml_bytes(data, path, [], ('sdf',))
         self.stack.append(key)
         below = _Parsed(None, frozenset(), 0)
         self._subtrees.append(below)
@@ -532,7 +536,7 @@ class SdfLoader:
         finally:
             self.stack.pop()
             self._subtrees.pop()
-        parsed = _Parsed(model, below.files | {key}, below.depth + 1, root)
+        parsed = _Parsed(model, below.files | {key}, below.depth + 1, data)
         parsed.documents = self.budget.documents - documents
         parsed.size = self.budget.bytes - size
         return parsed
@@ -573,17 +577,18 @@ class SdfLoader:
 
 
 class _Parsed:
-    """An included file as read in this load: its XML, its model (the template copies are made
-    from; None until a second include needs one), whether it has no model (a light or actor),
+    """An included file as read in this load: its bytes (until a second include has read the
+    template from them), its model (the template copies are made from; None until a second
+    include needs one), whether it has no model (a light or actor),
     every file it includes, directly or not (cycle check on reuse), how many include levels
     it spans (depth check on reuse), and how many documents and bytes reading it took, its
     includes included (what a copy is charged)."""
 
-    __slots__ = ('model', 'files', 'depth', 'root', 'empty', 'documents', 'size')
+    __slots__ = ('model', 'files', 'depth', 'data', 'empty', 'documents', 'size')
 
     def __init__(self, model: SdfModel | None, files: frozenset[str], depth: int,
-                 root: etree._Element | None = None) -> None:
-        self.model, self.files, self.depth, self.root = model, files, depth, root
+                 data: bytes | None = None) -> None:
+        self.model, self.files, self.depth, self.data = model, files, depth, data
         self.empty = model is None
         self.documents, self.size = 1, 0
 
