@@ -16,6 +16,7 @@ from lxml import etree
 
 from robot_formats.core.model import Pose
 from robot_formats.core.meshes import mesh_uri
+from robot_formats.formats import load_text
 from robot_formats.formats.urdf.reader import _first_children, _UrdfParser
 
 
@@ -71,3 +72,31 @@ def test_origin_is_from_xyz_rpy() -> None:
         got = parser.origin(element)
         assert got == expected and [math.copysign(1, v) for v in got.quat] == \
             [math.copysign(1, v) for v in expected.quat], (xyz, rpy)
+
+
+def test_origins_written_alike_warn_and_fail_where_each_is() -> None:
+    """Origins written alike are read once per document, yet each element's warnings and
+    errors are its own: a malformed origin in two visuals leaves each out with a warning at
+    its line, a quat_xyzw origin in a 1.0 document warns at every line, equal texts give
+    equal poses."""
+    sphere = '<geometry><sphere radius="1"/></geometry>'
+    text = f'''<robot name="r">
+  <link name="a">
+    <visual><origin xyz="1 2 3" rpy="0 0 1"/>{sphere}</visual>
+    <visual><origin xyz="1 2 x"/>{sphere}</visual>
+    <visual><origin xyz="1 2 x"/>{sphere}</visual>
+    <collision><origin xyz="1 2 3" rpy="0 0 1"/>{sphere}</collision>
+    <collision><origin xyz="0 0 1" quat_xyzw="0 0 0 1"/>{sphere}</collision>
+    <collision><origin xyz="0 0 1" quat_xyzw="0 0 0 1"/>{sphere}</collision>
+    <collision><origin xyz="0 0 1"/>{sphere}</collision>
+  </link>
+</robot>'''
+    result = load_text(text)
+    link = result.scene.models[0].links[0]
+    assert len(link.visuals) == 1 and len(link.collisions) == 4
+    assert link.visuals[0].origin == link.collisions[0].origin == Pose.from_xyz_rpy(
+        (1.0, 2.0, 3.0), (0.0, 0.0, 1.0))
+    assert [c.origin for c in link.collisions[1:]] == [Pose((0.0, 0.0, 1.0))] * 3
+    assert [(w.code, w.line) for w in result.warnings] == [
+        ('URDF_MALFORMED_ELEMENT', 4), ('URDF_MALFORMED_ELEMENT', 5),
+        ('URDF_VERSION_FEATURE', 7), ('URDF_VERSION_FEATURE', 8)]

@@ -151,6 +151,8 @@ class _UrdfParser:
         self.ctx = ReadingContext(file, warnings, bounded=True)  # every number reaches the model
         self.materials: dict[str, Material] = {}
         self.version = (1, 0)
+        #: The pose of each (xyz, rpy) text pair of the document's <origin>s read so far.
+        self.poses: dict[tuple[str | None, str | None], Pose] = {}
 
     # --- the document -------------------------------------------------------------------------
     def robot(self, root: etree._Element) -> Scene:
@@ -245,20 +247,23 @@ class _UrdfParser:
 
     # --- numbers and poses --------------------------------------------------------------------
     def origin(self, element: etree._Element | None) -> Pose:
-        """The pose an ``<origin>`` element (None: absent) gives."""
+        """The pose an ``<origin>`` element (None: absent) gives. An ``xyz`` and ``rpy``
+        written alike again (``0 0 0``) are the same pose, read once per document."""
         if element is None:
             return IDENTITY
-        rpy_text, quat_text = element.get('rpy'), element.get('quat_xyzw')
-        line = element.sourceline
-        xyz = self.ctx.vector(element, 3, (0.0, 0.0, 0.0), attribute='xyz')
-        if quat_text is not None and self.version < (1, 1):
-            self.ctx.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
-                          'urdfdom does', element.sourceline, 'URDF_VERSION_FEATURE')
-            quat_text = None
+        quat_text = element.get('quat_xyzw')
         if quat_text is None:
-            if not rpy_text:  # absent or empty: no rotation
-                return Pose(xyz)
-            return Pose.from_xyz_rpy(xyz, self.ctx.vector(element, 3, attribute='rpy'))
+            key = (element.get('xyz'), element.get('rpy'))
+            pose = self.poses.get(key)
+            if pose is None:  # read, and kept only if read without an error or a warning
+                pose = self.poses[key] = self.xyz_rpy(element, self.xyz(element), key[1])
+            return pose
+        rpy_text, line = element.get('rpy'), element.sourceline
+        xyz = self.xyz(element)
+        if self.version < (1, 1):
+            self.ctx.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
+                          'urdfdom does', line, 'URDF_VERSION_FEATURE')
+            return self.xyz_rpy(element, xyz, rpy_text)
         if rpy_text is not None:
             raise SchemaError('<origin> gives both rpy and quat_xyzw; give one of them',
                               self.ctx.file, line)
@@ -266,9 +271,19 @@ class _UrdfParser:
         norm = math.sqrt(x * x + y * y + z * z + w * w)
         if norm < 1e-12:
             self.ctx.warn('<origin quat_xyzw="0 0 0 0"> is no rotation: read as the identity, as '
-                          'urdfdom does', element.sourceline, 'URDF_QUATERNION')
+                          'urdfdom does', line, 'URDF_QUATERNION')
             return Pose(xyz)
         return Pose(xyz, (x / norm, y / norm, z / norm, w / norm))
+
+    def xyz(self, origin: etree._Element) -> Vec3:
+        """An ``<origin>``'s translation (none when absent)."""
+        return self.ctx.vector(origin, 3, (0.0, 0.0, 0.0), attribute='xyz')
+
+    def xyz_rpy(self, origin: etree._Element, xyz: Vec3, rpy_text: str | None) -> Pose:
+        """The pose of the translation ``xyz`` and the ``rpy`` attribute (``rpy_text``)."""
+        if not rpy_text:  # absent or empty: no rotation
+            return Pose(xyz)
+        return Pose.from_xyz_rpy(xyz, self.ctx.vector(origin, 3, attribute='rpy'))
 
     def size(self, shape: etree._Element, name: str) -> float:
         """A shape dimension; a negative one is read as its magnitude, with a warning."""
