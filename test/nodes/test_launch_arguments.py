@@ -24,6 +24,7 @@ import os
 import re
 import signal
 import stat
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -281,6 +282,16 @@ def descendants(run: LaunchRun) -> list[psutil.Process]:
     return children
 
 
+def describe_processes(processes: list[psutil.Process]) -> str:
+    """Each process's pid, state and command line (for a failure's message)."""
+    def one(process: psutil.Process) -> str:
+        try:
+            return f'{process.pid} {process.status()} {" ".join(process.cmdline())[:160]}'
+        except psutil.Error:
+            return f'{process.pid} gone'
+    return '; '.join(one(p) for p in processes)
+
+
 def assert_nothing_left(run: LaunchRun, children: list[psutil.Process]) -> None:
     """ros2 launch has exited; none of its processes, and nothing of its session, remains."""
     assert run.process.proc.poll() is not None, 'ros2 launch is still running'
@@ -319,7 +330,12 @@ def test_an_interrupted_launch_leaves_no_process(launcher, signum, group) -> Non
         os.killpg(run.process.proc.pid, signum)
     else:
         run.process.proc.send_signal(signum)
-    code = run.process.proc.wait(timeout=TIMEOUT * 2)
+    try:
+        code = run.process.proc.wait(timeout=TIMEOUT * 2)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f'ros2 launch still runs {TIMEOUT * 2:g} s after {signum.name}; '
+                             f'its processes: {describe_processes(children)}; '
+                             + run.process.describe()) from None
     # SIGTERM: upstream launch ends its run with 1 ("run task was canceled") once the processes
     # are stopped; it never dies of the signal (-15), which would leave them running
     expected = 0 if signum == signal.SIGINT else 1
