@@ -82,6 +82,8 @@ class SdfLoader:
         self._uris: dict[tuple[str, str | None], Path] = {}
         self._keys: dict[str, str] = {}    # path -> resolved path (cycle check key)
         self._real_dirs: dict[str, str] = {}  # directory -> its resolved path
+        #: the pose matrices of every document of the load (see SdfContext.poses)
+        self._poses: dict = {}
 
     # --- documents ------------------------------------------------------------------------
     def document(self, root: etree._Element, file: str | None, world: str | None = None
@@ -116,7 +118,7 @@ class SdfLoader:
             raise SchemaError(f'the root element is <{root.tag}>, not <sdf>', file,
                               root.sourceline, code='FILE_READ')
         version = parse_version(root.get('version'), file, root.sourceline)
-        ctx = SdfContext(file, self.warnings, version, self.budget)
+        ctx = SdfContext(file, self.warnings, version, self.budget, self._poses)
         return ctx, [e for e in root if isinstance(e.tag, str) and e.tag in _ROOT_CONTENT]
 
     def _one_world(self, ctx: SdfContext, worlds: list[etree._Element], wanted: str | None

@@ -30,15 +30,21 @@ class SdfContext(ReadingContext):
     frame differently), and libsdformat's rules for numbers (:meth:`read_past`; ``inf`` is
     read wherever a number is) and for the error code of a bad value (``ELEMENT_INVALID``)."""
 
-    __slots__ = ('version',)
+    __slots__ = ('version', 'poses')
 
     boolean_code = 'ELEMENT_INVALID'
     reads_infinity = True
 
     def __init__(self, file: str | None, warnings: list, version: tuple[int, int],
-                 budget: LoadBudget | None = None) -> None:
+                 budget: LoadBudget | None = None, poses: dict | None = None) -> None:
         super().__init__(file, warnings, budget)
         self.version = version
+        #: The matrix of each distinct pose read so far (its text, rotation_format and degrees
+        #: attributes -> the read-only matrix every pose written so shares; a loader hands
+        #: all its documents one table): each is worked out once. Poses read with a warning
+        #: are not kept (each one warns at its own line).
+        self.poses: dict[tuple[str, str | None, str | None], np.ndarray] = \
+            {} if poses is None else poses
 
     def read_past(self, element: etree._Element, text: str, count: int | None,
                   attribute: str | None) -> tuple[float, ...]:
@@ -122,7 +128,21 @@ def _pose_matrix(ctx: SdfContext, element: etree._Element) -> np.ndarray:
     text = element.text or ''  # (lxml makes a new string per .text)
     if not text or text.isspace():
         return _IDENTITY
-    rotation_format = element.get('rotation_format', 'euler_rpy')
+    key = (text, element.get('rotation_format'), element.get('degrees'))
+    matrix = ctx.poses.get(key)
+    if matrix is None:
+        warned = len(ctx.warnings)
+        rotation_format = 'euler_rpy' if key[1] is None else key[1]
+        matrix = _read_pose_matrix(ctx, element, text, rotation_format)
+        matrix.setflags(write=False)  # (shared: see dom.IDENTITY)
+        if len(ctx.warnings) == warned:
+            ctx.poses[key] = matrix
+    return matrix
+
+
+def _read_pose_matrix(ctx: SdfContext, element: etree._Element, text: str,
+                      rotation_format: str) -> np.ndarray:
+    """The matrix of a ``<pose>`` whose text is ``text`` (not empty)."""
     degrees = _degrees(ctx, element) if element.get('degrees') is not None else False
     if rotation_format == 'quat_xyzw':
         if degrees:
