@@ -387,12 +387,17 @@ class _PoseBatch:
             out[rows, :, 3] = (transposed @ (frames[rows, :3, 3] - links[:, :3, 3])[:, :, None]
                                )[:, :, 0]
         values = np.concatenate((out[:, :, 3], rotations_to_quats(out[:, :, :3])), axis=1)
-        # the identity (exactly, no -0.0) is the one shared IDENTITY: no new object for it
-        identity = (values == _IDENTITY_VALUES).all(axis=1) & ~np.signbit(values).any(axis=1)
+        # poses equal bit for bit are one Pose (immutable): each distinct one is made once
+        packed = values.view(np.dtype((np.void, values.shape[1] * values.itemsize))).ravel()
+        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        distinct = values[first]
+        # the identity (exactly, no -0.0) is the one shared IDENTITY
+        identity = (distinct == _IDENTITY_VALUES).all(axis=1) & ~np.signbit(distinct).any(axis=1)
         # columns of plain floats: no list per pose for the collector to track
-        return [IDENTITY if same else Pose((x, y, z), (qx, qy, qz, qw))
+        made = [IDENTITY if same else Pose((x, y, z), (qx, qy, qz, qw))
                 for same, x, y, z, qx, qy, qz, qw in zip(identity.tolist(),
-                                                         *values.T.tolist())]
+                                                         *distinct.T.tolist())]
+        return list(map(made.__getitem__, inverse.ravel().tolist()))
 
 
 _EYE = np.eye(4)
