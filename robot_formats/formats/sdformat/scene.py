@@ -386,24 +386,36 @@ class _PoseBatch:
             out[rows, :, :3] = transposed @ frames[rows, :3, :3]
             out[rows, :, 3] = (transposed @ (frames[rows, :3, 3] - links[:, :3, 3])[:, :, None]
                                )[:, :, 0]
-        values = np.concatenate((out[:, :, 3], rotations_to_quats(out[:, :, :3])), axis=1)
-        # poses equal bit for bit are one Pose (immutable): each distinct one is made once
-        packed = values.view(np.dtype((np.void, values.shape[1] * values.itemsize))).ravel()
-        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-        distinct = values[first]
-        # the identity (exactly, no -0.0) is the one shared IDENTITY
-        identity = (distinct == _IDENTITY_VALUES).all(axis=1) & ~np.signbit(distinct).any(axis=1)
+        rotations = out[:, :, :3]
+        # a rotation that is exactly the identity (no -0.0) is the identity quaternion, which
+        # is what rotations_to_quats makes of it: only the others are converted
+        plain = (rotations == _EYE[:3, :3]).all(axis=(1, 2)) & \
+            ~np.signbit(rotations).any(axis=(1, 2))
+        quats = np.empty((len(out), 4))
+        quats[plain] = IDENTITY.quat
+        if not plain.all():
+            quats[~plain] = rotations_to_quats(rotations[~plain])
+        values = np.concatenate((out[:, :, 3], quats), axis=1)
+        # poses equal bit for bit (a row's bytes: -0.0 is not 0.0) are one Pose (immutable),
+        # made once; the identity is the shared IDENTITY
+        packed, width = values.tobytes(), values.shape[1] * values.itemsize
+        made = {_IDENTITY_BYTES: IDENTITY}
+        poses = []
         # columns of plain floats: no list per pose for the collector to track
-        made = [IDENTITY if same else Pose((x, y, z), (qx, qy, qz, qw))
-                for same, x, y, z, qx, qy, qz, qw in zip(identity.tolist(),
-                                                         *distinct.T.tolist())]
-        return list(map(made.__getitem__, inverse.ravel().tolist()))
+        for start, x, y, z, qx, qy, qz, qw in zip(range(0, len(packed), width),
+                                                  *values.T.tolist()):
+            key = packed[start:start + width]
+            pose = made.get(key)
+            if pose is None:
+                pose = made[key] = Pose((x, y, z), (qx, qy, qz, qw))
+            poses.append(pose)
+        return poses
 
 
 _EYE = np.eye(4)
 _NO_LIMITS = Limits()
-#: :data:`IDENTITY` as the batch writes a pose: x, y, z, qx, qy, qz, qw.
-_IDENTITY_VALUES = np.array((*IDENTITY.xyz, *IDENTITY.quat))
+#: :data:`IDENTITY` as the batch writes a pose (x, y, z, qx, qy, qz, qw), in bytes.
+_IDENTITY_BYTES = np.array((*IDENTITY.xyz, *IDENTITY.quat)).tobytes()
 #: The entries of a joint in :attr:`_ModelBuild.joints` (joint, name, parent, child, ...).
 _JOINT_FIELDS = 10
 
