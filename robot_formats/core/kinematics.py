@@ -193,9 +193,9 @@ class KinematicTree:
             self._claim(name, link.line, model.source)
             self.links[name] = link
         for frame in model.frames:
-            self._add_frame(frame if not prefix else replace(
-                frame, name=scoped(prefix, frame.name),
-                attached_to=scoped(prefix, frame.attached_to)), model.source)
+            self._add_frame(frame if not prefix else Frame(
+                scoped(prefix, frame.name), scoped(prefix, frame.attached_to), frame.pose,
+                frame.line), model.source)
         for joint in model.joints:
             if prefix:
                 mimic = joint.mimic
@@ -281,14 +281,15 @@ class KinematicTree:
         raises CycleError on loops."""
         edges = self.edges
         children: dict[str, list[str]] = {}
-        for name in (*self.links, *self.frames):  # every edge is a link's or a frame's
-            edge = edges.get(name)
-            if edge is not None:
-                siblings = children.get(edge.parent)
-                if siblings is None:
-                    children[edge.parent] = [name]
-                else:
-                    siblings.append(name)
+        for names in (self.links, self.frames):  # every edge is a link's or a frame's
+            for name in names:
+                edge = edges.get(name)
+                if edge is not None:
+                    siblings = children.get(edge.parent)
+                    if siblings is None:
+                        children[edge.parent] = [name]
+                    else:
+                        siblings.append(name)
         order: list[str] = []
         stack = [self.root]
         while stack:

@@ -5,6 +5,7 @@ matrices are checked against the closed forms of rf_testlib, not robot_formats' 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import pickle
 import random
@@ -177,6 +178,16 @@ def test_world_members_are_scoped_with_their_references() -> None:
     assert tree.frames['m::f'].attached_to == 'm::b'
     assert tree.initial_positions == {'m::j': 0.5} and tree.dof_names == ('m::j',)
     assert tree.edges['m::a'].parent == 'world' and tree.edges['m::a'].kind == 'model'
+
+
+def test_a_scoped_world_frame_keeps_every_other_field() -> None:
+    """The tree writes a world model's frames field by field (cheaper than replace): a field
+    added to Frame must be added there too, or it would be lost in worlds."""
+    assert [f.name for f in dataclasses.fields(Frame)] == ['name', 'attached_to', 'pose', 'line']
+    frame = Frame('f', 'a', random_pose(np.random.default_rng(3)), line=7)
+    model = Model('m', (Link('a'),), (), (frame,))
+    tree = KinematicTree(Scene('w', (model,), is_world=True))
+    assert tree.frames['m::f'] == dataclasses.replace(frame, name='m::f', attached_to='m::a')
 
 
 # --- frame order --------------------------------------------------------------------------
