@@ -52,35 +52,45 @@ def rotations_to_quats(rotations: np.ndarray) -> np.ndarray:
 
     Vectorised Shepperd's method: for each matrix, the largest of (w, x, y, z) is computed from
     the diagonal and the rest from off-diagonal sums, which is well conditioned everywhere.
+    Only the case picked for each row is worked out: one look-up of :data:`_SHEPPERD` by the
+    case gathers its terms from the row, so a few rotations cost few numpy calls (no mask or
+    array per case). The arithmetic is :func:`entries_to_quat`'s, operation by operation.
     """
-    r = np.asarray(rotations, dtype=float).reshape(-1, 3, 3)
-    m00, m11, m22 = r[:, 0, 0], r[:, 1, 1], r[:, 2, 2]
-    trace = m00 + m11 + m22
-    candidates = np.stack([trace, m00, m11, m22], axis=1)
-    pick = np.argmax(candidates, axis=1)
-    q = np.empty((r.shape[0], 4))
-    # case w largest
-    s = np.sqrt(np.maximum(1.0 + trace, 1e-300)) * 2.0
-    cases = [
-        (s * 0.25, (r[:, 2, 1] - r[:, 1, 2]) / s, (r[:, 0, 2] - r[:, 2, 0]) / s,
-         (r[:, 1, 0] - r[:, 0, 1]) / s),
-    ]
-    sx = np.sqrt(np.maximum(1.0 + m00 - m11 - m22, 1e-300)) * 2.0
-    cases.append(((r[:, 2, 1] - r[:, 1, 2]) / sx, sx * 0.25, (r[:, 0, 1] + r[:, 1, 0]) / sx,
-                  (r[:, 0, 2] + r[:, 2, 0]) / sx))
-    sy = np.sqrt(np.maximum(1.0 + m11 - m00 - m22, 1e-300)) * 2.0
-    cases.append(((r[:, 0, 2] - r[:, 2, 0]) / sy, (r[:, 0, 1] + r[:, 1, 0]) / sy, sy * 0.25,
-                  (r[:, 1, 2] + r[:, 2, 1]) / sy))
-    sz = np.sqrt(np.maximum(1.0 + m22 - m00 - m11, 1e-300)) * 2.0
-    cases.append(((r[:, 1, 0] - r[:, 0, 1]) / sz, (r[:, 0, 2] + r[:, 2, 0]) / sz,
-                  (r[:, 1, 2] + r[:, 2, 1]) / sz, sz * 0.25))
-    for index, (w, x, y, z) in enumerate(cases):
-        rows = pick == index
-        if rows.any():
-            q[rows] = np.stack([x[rows], y[rows], z[rows], w[rows]], axis=1)
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    flat = np.asarray(rotations, dtype=float).reshape(-1, 9)
+    count = len(flat)
+    # each row: trace, 0.0, -m01, -m12, its nine entries, -m20: (trace, m00, m11, m22) is a
+    # strided slice, and each difference a sum
+    terms = np.empty((count, 14))
+    terms[:, 4:13] = flat
+    terms[:, 0] = (flat[:, 0] + flat[:, 4]) + flat[:, 8]
+    terms[:, 1] = 0.0
+    terms[:, (2, 3, 13)] = -flat[:, (1, 5, 6)]
+    case = np.asarray(_SHEPPERD)[np.argmax(terms[:, 0:13:4], axis=1)]
+    rows = np.arange(count)
+    picked = terms[rows[:, None], case[:, :11]]
+    s = np.sqrt(np.maximum(((1.0 + picked[:, 0]) - picked[:, 1]) - picked[:, 2], 1e-300)) * 2.0
+    q = (picked[:, 3:11:2] + picked[:, 4:11:2]) / s[:, None]
+    q[rows, case[:, 11]] = s * 0.25
+    q /= np.sqrt(np.add.reduce(q * q, axis=1, keepdims=True))  # (np.linalg.norm's sum)
     q[q[:, 3] < 0] *= -1.0
     return q
+
+
+#: Per case of Shepperd's method (the largest component is w, x, y or z; the first largest of
+#: trace, m00, m11, m22), columns of the terms :func:`rotations_to_quats` lays out for a row
+#: (0: trace, 1: 0.0, 2: -m01, 3: -m12, 4 + 3i + j: m_ij, 13: -m20): the diagonal sum
+#: ``((1 + first) - second) - third``, then x, y, z, w as sums of two entries (over ``s``),
+#: then which of x, y, z, w is ``s / 4`` instead (its two columns are placeholders).
+_SHEPPERD = (
+    # w: 1 + trace; x = m21 - m12, y = m02 - m20, z = m10 - m01
+    (0, 1, 1, 11, 3, 6, 13, 7, 2, 1, 1, 3),
+    # x: 1 + m00 - m11 - m22; y = m01 + m10, z = m02 + m20, w = m21 - m12
+    (4, 8, 12, 1, 1, 5, 7, 6, 10, 11, 3, 0),
+    # y: 1 + m11 - m00 - m22; x = m01 + m10, z = m12 + m21, w = m02 - m20
+    (8, 4, 12, 5, 7, 1, 1, 9, 11, 6, 13, 1),
+    # z: 1 + m22 - m00 - m11; x = m02 + m20, y = m12 + m21, w = m10 - m01
+    (12, 4, 8, 6, 10, 9, 11, 1, 1, 7, 2, 2),
+)
 
 
 def rotation_to_quat(rotation: np.ndarray) -> tuple[float, float, float, float]:
