@@ -138,12 +138,17 @@ class ReadingContext:
                bounded: bool | None = None) -> float:
         """One finite number (:meth:`vector` of one, read as one token); ``infinite``: ``inf``
         and ``-inf`` (any case, C's spellings) are read too, where the format gives them a
-        meaning (no limit)."""
+        meaning (no limit); a bounded read refuses them like any value beyond the bound, so a
+        read that keeps them says ``bounded=False``."""
         if element is None or (text := self._text(element, attribute)) is None:
             return self._absent(element, None if default is None else (default,), attribute)[0]
+        check = self.bounded if bounded is None else bounded
         if infinite or self.reads_infinity:
             infinity = _INFINITE.get(text.strip().lower())
             if infinity is not None:
+                if check:  # (a bounded read refuses inf too: ask bounded=False to keep it)
+                    in_range((infinity,), self.what(element, attribute), self.file,
+                             element.sourceline)
                 return infinity
         value = self._numbers.get(text)
         if value is None:
@@ -151,8 +156,7 @@ class ReadingContext:
                 value = self._numbers[text] = number(text)
             except ValueError:  # not one finite number: as :meth:`vector` finds it
                 value = self.read_past(element, text, 1, attribute)[0]
-        if (self.bounded if bounded is None else bounded) and not (
-                -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE):
+        if check and not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
             in_range((value,), self.what(element, attribute), self.file, element.sourceline)
         return value
 

@@ -53,6 +53,24 @@ def test_bounded_numbers_are_refused_where_they_are_read() -> None:
     assert bounded.vector(_element('<v>-1e18 1e18</v>'), 2) == (-1e18, 1e18)
 
 
+def test_a_bounded_read_refuses_infinity_too_unless_it_asks_for_an_unbounded_one() -> None:
+    """inf is read before the bound is looked at (it is no finite text): a bounded read must
+    still refuse it, whether the format reads inf everywhere or the read asks for it."""
+
+    class Everywhere(ReadingContext):
+        reads_infinity = True
+
+    element = _element('<a>\n\n<mass>-inf</mass></a>')[0]
+    assert Everywhere('r.xml', []).number(element) == float('-inf')
+    for ctx, infinite in ((Everywhere('r.xml', [], bounded=True), False),
+                          (ReadingContext('r.xml', [], bounded=True), True)):
+        with pytest.raises(InvalidValueError) as raised:
+            ctx.number(element, infinite=infinite)
+        assert (raised.value.code, raised.value.line) == ('VALUE_OUT_OF_RANGE', 3)
+        assert '<mass>' in raised.value.message
+        assert ctx.number(element, infinite=infinite, bounded=False) == float('-inf')
+
+
 def test_booleans_as_every_reference_tool_reads_them() -> None:
     ctx = ReadingContext('r.xml', [])
     for text, value in (('true', True), (' TRUE ', True), ('1', True), ('false', False),
