@@ -21,7 +21,7 @@ from robot_formats.core.errors import (CycleError, DuplicateNameError, InvalidVa
 from robot_formats.core.lazy import numpy_on_first_use
 from robot_formats.core.limits import in_range
 from robot_formats.core.model import (IDENTITY, WORLD, Frame, Joint, JointType, Link, Mimic, Model,
-                                      Pose, Scene, dof_names)
+                                      Pose, Scene, dof_names, scoped)
 from robot_formats.core.transforms import (axis_angle, exp_rotvec, normalized,
                                            pose_to_inverse_matrix, pose_to_matrix)
 
@@ -34,13 +34,6 @@ __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
-
-
-def scoped(prefix: str, name: str) -> str:
-    """``prefix::name``, or ``name`` when there is no prefix; ``world`` is never scoped."""
-    if not prefix or name == WORLD:
-        return name
-    return f'{prefix}::{name}'
 
 
 def joint_motion(joint: Joint, q: Sequence[float]) -> np.ndarray:
@@ -186,25 +179,16 @@ class KinematicTree:
 
     def _add_model(self, model: Model, prefix: str) -> None:
         """The model's members, named within the scene (``prefix::name``; bare without a
-        prefix): links as they are, frames and joints copied where their names and references
-        change."""
+        prefix): links as they are, frames and joints as scoped copies (their ``scoped``
+        methods) when there is a prefix."""
         for link in model.links:
             name = scoped(prefix, link.name)
             self._claim(name, link.line, model.source)
             self.links[name] = link
         for frame in model.frames:
-            self._add_frame(frame if not prefix else Frame(
-                scoped(prefix, frame.name), scoped(prefix, frame.attached_to), frame.pose,
-                frame.line), model.source)
+            self._add_frame(frame.scoped(prefix) if prefix else frame, model.source)
         for joint in model.joints:
-            if prefix:
-                mimic = joint.mimic
-                joint = replace(joint, name=scoped(prefix, joint.name),
-                                parent=scoped(prefix, joint.parent),
-                                child=scoped(prefix, joint.child),
-                                mimic=mimic if mimic is None else replace(
-                                    mimic, joint=scoped(prefix, mimic.joint)))
-            self._add_joint(joint, model.source)
+            self._add_joint(joint.scoped(prefix) if prefix else joint, model.source)
         for dof, value in model.initial_positions.items():
             self.initial_positions[scoped(prefix, dof)] = value
 

@@ -31,7 +31,7 @@ __all__ = [
     'Plane', 'Mesh', 'Geometry', 'Material', 'Visual', 'Collision', 'Inertial', 'Link',
     'JointType', 'Limits', 'Dynamics', 'Mimic', 'Joint', 'Frame', 'Model', 'Scene',
     'DOF_SUFFIXES', 'dof_count', 'dof_names', 'WORLD', 'SoftBody', 'DofDynamics', 'ACTUATORS',
-    'vec3', 'Inertia6', 'rpy_to_quat',
+    'vec3', 'Inertia6', 'rpy_to_quat', 'scoped',
 ]
 
 Vec3 = tuple[float, float, float]
@@ -45,6 +45,13 @@ def vec3(values) -> Vec3:
 
 #: Name of the scene root frame, and the parent name joints use to attach to it.
 WORLD = 'world'
+
+
+def scoped(prefix: str, name: str) -> str:
+    """``prefix::name``, or ``name`` when there is no prefix; ``world`` is never scoped."""
+    if not prefix or name == WORLD:
+        return name
+    return f'{prefix}::{name}'
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +290,10 @@ class Mimic:
     multiplier: float = 1.0
     offset: float = 0.0
 
+    def scoped(self, prefix: str) -> Mimic:
+        """The same mimic with the followed joint named in scope ``prefix`` (:func:`scoped`)."""
+        return Mimic(scoped(prefix, self.joint), self.multiplier, self.offset)
+
 
 @dataclass(frozen=True, slots=True)
 class Joint:
@@ -307,6 +318,17 @@ class Joint:
     def dof_count(self) -> int:
         """Independent coordinates (0 for fixed and mimic joints)."""
         return 0 if self.mimic is not None else len(DOF_SUFFIXES[self.type])
+
+    def scoped(self, prefix: str) -> Joint:
+        """The same joint with its name, its links and the joint it mimics named in scope
+        ``prefix`` (:func:`scoped`). Every field is passed, by position (a call by keyword or
+        :func:`dataclasses.replace` costs more; a world renames thousands of joints)."""
+        mimic = self.mimic
+        return Joint(scoped(prefix, self.name), self.type, scoped(prefix, self.parent),
+                     scoped(prefix, self.child), self.origin, self.axis, self.axis2,
+                     self.child_offset, self.limits, self.dynamics,
+                     None if mimic is None else mimic.scoped(prefix), self.axis_order,
+                     self.pitch, self.line, self.actuator, self.dof_dynamics)
 
 
 def dof_count(joint: Joint) -> int:
@@ -344,6 +366,13 @@ class Frame:
     attached_to: str
     pose: Pose = IDENTITY
     line: int | None = None
+
+    def scoped(self, prefix: str) -> Frame:
+        """The same frame with its name and the frame it is attached to named in scope
+        ``prefix`` (:func:`scoped`); every field is passed, by position, as in
+        :meth:`Joint.scoped`."""
+        return Frame(scoped(prefix, self.name), scoped(prefix, self.attached_to), self.pose,
+                     self.line)
 
 
 @dataclass(frozen=True, slots=True)

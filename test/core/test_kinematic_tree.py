@@ -178,16 +178,34 @@ def test_world_members_are_scoped_with_their_references() -> None:
     assert tree.frames['m::f'].attached_to == 'm::b'
     assert tree.initial_positions == {'m::j': 0.5} and tree.dof_names == ('m::j',)
     assert tree.edges['m::a'].parent == 'world' and tree.edges['m::a'].kind == 'model'
+    assert tree.joints['m::k'] == model.joints[1].scoped('m')
+    assert tree.frames['m::f'] == model.frames[0].scoped('m')
 
 
-def test_a_scoped_world_frame_keeps_every_other_field() -> None:
-    """The tree writes a world model's frames field by field (cheaper than replace): a field
-    added to Frame must be added there too, or it would be lost in worlds."""
-    assert [f.name for f in dataclasses.fields(Frame)] == ['name', 'attached_to', 'pose', 'line']
-    frame = Frame('f', 'a', random_pose(np.random.default_rng(3)), line=7)
-    model = Model('m', (Link('a'),), (), (frame,))
-    tree = KinematicTree(Scene('w', (model,), is_world=True))
-    assert tree.frames['m::f'] == dataclasses.replace(frame, name='m::f', attached_to='m::a')
+def _filled(cls, **names):
+    """An instance of ``cls`` whose fields each hold an object of their own (no default is
+    one of them), but for the ``names`` given: whatever fields ``cls`` has now or later."""
+    return cls(**{field.name: names.get(field.name, object()) for field in dataclasses.fields(cls)})
+
+
+def test_scoped_copies_keep_every_field_and_scope_the_names() -> None:
+    """Joint, Frame and Mimic.scoped call their constructors with every field (cheaper than
+    replace): a field they drop, or one added to the class and not passed, fails here."""
+    mimic = _filled(Mimic, joint='j')
+    joint = _filled(Joint, name='k', parent='world', child='b', mimic=mimic)
+    frame = _filled(Frame, name='f', attached_to='k')
+    cases = [(mimic, {'joint': 'm::j'}),
+             (joint, {'name': 'm::k', 'parent': 'world', 'child': 'm::b',
+                      'mimic': Mimic('m::j', mimic.multiplier, mimic.offset)}),
+             (frame, {'name': 'm::f', 'attached_to': 'm::k'})]
+    for original, scoped_names in cases:
+        scoped_copy = original.scoped('m')
+        assert type(scoped_copy) is type(original) and original.scoped('') == original
+        for field in dataclasses.fields(original):
+            if field.name in scoped_names:
+                assert getattr(scoped_copy, field.name) == scoped_names[field.name], field.name
+            else:
+                assert getattr(scoped_copy, field.name) is getattr(original, field.name), field.name
 
 
 # --- frame order --------------------------------------------------------------------------
