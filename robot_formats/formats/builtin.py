@@ -60,7 +60,8 @@ XMDI = FormatSpec('xmdi', ('.xmdi',), ('xmdi', 'XMDI', 'Xmdi'),
 SDF = FormatSpec('sdf', ('.sdf', '.world'), ('sdf',),
                  LazyFunction('robot_formats.formats.sdformat:read_element'),
                  'SDFormat 1.4-1.12 worlds and models, with 1.8 model composition',
-                 recover=LazyFunction('robot_formats.formats.sdformat.recover:recover_sdf'))
+                 recover=LazyFunction('robot_formats.formats.sdformat.recover:recover_sdf'),
+                 checks_ranges=True)  # read bounded; the scene checks the poses it composes
 
 #: Every built-in format, in registration order (detection tries them in this order).
 BUILTIN_FORMATS = (URDF, SKEL, HRDF, TMP, XMDI, SDF)

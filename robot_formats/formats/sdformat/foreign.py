@@ -26,6 +26,7 @@ import numpy as np
 
 from robot_formats.core.errors import Diagnostic, FormatError, ReferenceError, SchemaError
 from robot_formats.core.model import WORLD, Collision, Frame, Joint, Link, Visual
+from robot_formats.core.ranges import check_name
 from robot_formats.core.transforms import pose_to_matrix
 from robot_formats.formats.sdformat.dom import (MODEL_FRAME, PoseSpec, SdfAxis, SdfFrame, SdfJoint,
                                                 SdfLink, SdfModel, SdfVisualPose)
@@ -132,8 +133,10 @@ def interface_to_model(interface: InterfaceModel, ctx, line: int | None, file: s
                      line, ctx.version, canonical_link=interface.canonical_link,
                      reposture=interface.reposture)
     for link in interface.links:
+        check_name(link.name, 'link', file, None)  # (the parser's names: no reader saw them)
         model.links.append(SdfLink(link.name, PoseSpec(pose_to_matrix(link.pose_in_model))))
     for frame in interface.frames:
+        check_name(frame.name, 'frame', file, None)
         attached = '' if frame.attached_to == MODEL_FRAME else frame.attached_to
         model.frames.append(SdfFrame(frame.name, attached,
                                      PoseSpec(pose_to_matrix(frame.pose_in_attached_to))))

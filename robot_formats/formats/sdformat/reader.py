@@ -29,7 +29,7 @@ from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinde
                                       Ellipsoid, Inertial, JointType, Limits, Material, Mesh,
                                       Plane, Sphere, Visual)
 from robot_formats.core.transforms import matrix_to_pose
-from robot_formats.core.limits import LoadBudget
+from robot_formats.core.limits import LoadBudget, in_range
 from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
 from robot_formats.formats.sdformat import interface
 from robot_formats.formats.sdformat.dom import IDENTITY as IDENTITY_MATRIX
@@ -199,7 +199,8 @@ class SdfLoader:
         physics = child(element, 'physics')
         if gravity is None and physics is not None:
             gravity = child(physics, 'gravity')
-        world.gravity = ctx.vector(gravity, 3, (0.0, 0.0, -9.8))
+        # (the physics of a scene: no member of it, core.ranges' rule does not cover it)
+        world.gravity = ctx.vector(gravity, 3, (0.0, 0.0, -9.8), bounded=False)
         siblings = _Siblings(ctx, 'world', world.name)
         for sub in element:
             tag = sub.tag
@@ -325,9 +326,13 @@ class SdfLoader:
             ctx.number(entries.get(key), default)
             for key, default in (('ixx', 1.0), ('ixy', 0.0), ('ixz', 0.0), ('iyy', 1.0),
                                  ('iyz', 0.0), ('izz', 1.0)))
-        matrix = pose_from(ctx, found.get('pose')).matrix
+        pose = found.get('pose')
+        matrix = pose_from(ctx, pose).matrix
         # (the shared identity: absent or zero; matrix_to_pose gives IDENTITY for it)
         origin = IDENTITY if matrix is IDENTITY_MATRIX else matrix_to_pose(matrix)
+        if pose is not None and origin is not IDENTITY:  # (its angles are not kept as read)
+            in_range((*origin.xyz, *origin.quat), '<inertial> <pose>', ctx.file,
+                     pose.sourceline)
         return Inertial(mass, origin, (ixx, ixy, ixz, iyy, iyz, izz))
 
     def _geometry(self, ctx: SdfContext, element: etree._Element | None):
@@ -400,15 +405,7 @@ class SdfLoader:
             axis.expressed_in = MODEL_FRAME
         limit = found.get('limit')
         if limit is not None:
-            bounds = first_children(limit)
-            lower = ctx.number(bounds.get('lower'), -_UNLIMITED)
-            upper = ctx.number(bounds.get('upper'), _UNLIMITED)
-            effort = ctx.number(bounds.get('effort'), -1.0)
-            velocity = ctx.number(bounds.get('velocity'), -1.0)
-            axis.limits = Limits(lower if abs(lower) < _UNLIMITED else None,  # (inf too)
-                                 upper if abs(upper) < _UNLIMITED else None,
-                                 effort if 0 <= effort < math.inf else None,
-                                 velocity if 0 <= velocity < math.inf else None)
+            axis.limits = _limits(ctx, first_children(limit))
         dynamics = found.get('dynamics')
         if dynamics is not None:
             axis.dynamics = Dynamics(ctx.number(child(dynamics, 'damping'), 0.0),
@@ -783,11 +780,34 @@ def _screw_pitch(ctx: SdfContext, element: etree._Element) -> float:
     pitch = child(element, 'screw_thread_pitch')
     if pitch is not None:
         return ctx.number(pitch, 0.0)
-    old = ctx.number(child(element, 'thread_pitch'), 1.0)
+    thread = child(element, 'thread_pitch')
+    old = ctx.number(thread, 1.0, bounded=False)  # (not kept: the pitch made of it is)
     if old == 0.0:
         raise InvalidValueError('screw joint <thread_pitch> is 0', ctx.file,
                                 element.sourceline, code='ELEMENT_INVALID')
-    return -2.0 * np.pi / old
+    pitch = -2.0 * np.pi / old
+    in_range((pitch,), 'the pitch of screw joint <thread_pitch>', ctx.file,
+             element.sourceline if thread is None else thread.sourceline)
+    return pitch
+
+
+def _limits(ctx: SdfContext, bounds: dict[str, etree._Element]) -> Limits:
+    """An axis's ``<limit>``: a bound beyond SDFormat's "no limit" (1e16, or inf) is none, and
+    a negative (or infinite) effort or velocity is none, so they are read unbounded and the
+    values kept are checked (core.ranges' rule)."""
+    lower = ctx.number(bounds.get('lower'), -_UNLIMITED, bounded=False)
+    upper = ctx.number(bounds.get('upper'), _UNLIMITED, bounded=False)
+    effort = ctx.number(bounds.get('effort'), -1.0, bounded=False)
+    velocity = ctx.number(bounds.get('velocity'), -1.0, bounded=False)
+    kept: list[float | None] = []
+    for key, value in (('effort', effort), ('velocity', velocity)):
+        if 0 <= value < math.inf:
+            in_range((value,), f'<{key}>', ctx.file, bounds[key].sourceline)
+            kept.append(value)
+        else:
+            kept.append(None)
+    return Limits(lower if abs(lower) < _UNLIMITED else None,  # (inf too)
+                  upper if abs(upper) < _UNLIMITED else None, *kept)
 
 
 def _material(ctx: SdfContext, material: etree._Element | None) -> Material | None:
@@ -798,11 +818,12 @@ def _material(ctx: SdfContext, material: etree._Element | None) -> Material | No
         diffuse = child(material, 'ambient')
     if diffuse is None:
         return None
-    values = ctx.vector(diffuse, None, ())
+    values = ctx.vector(diffuse, None, (), bounded=False)  # (kept only as a colour)
     if len(values) == 3:
         (r, g, b), a = values, 1.0
     elif len(values) == 4:
         r, g, b, a = values
     else:
         return None
+    in_range(values, ctx.what(diffuse), ctx.file, diffuse.sourceline)
     return Material(rgba=(r, g, b, a))

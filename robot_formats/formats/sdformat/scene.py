@@ -18,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from robot_formats.core.errors import Diagnostic
+from robot_formats.core.limits import MAX_MAGNITUDE, in_range
 from robot_formats.core.model import (IDENTITY, WORLD, Collision, Frame, Joint, JointType,
                                       Limits, Link, Model, Pose, Scene, Visual)
+from robot_formats.core.ranges import check_ranges
 from robot_formats.core.rotations import rotations_to_quats
 from robot_formats.core.transforms import invert, matrix_to_pose
 from robot_formats.formats.sdformat.dom import (MODEL_FRAME, SdfAxis, SdfJoint, SdfLink, SdfModel,
@@ -53,6 +55,9 @@ class _Builder:
         self.poses = _PoseBatch()
         self._world_links: dict[str, int] = {}  # world-scoped link -> its X_W_L in the batch
         self._placed: dict[str, str] = {}  # model -> the root link its pose was made for
+        #: a pose made outside the batch (:meth:`place_roots`) is out of range (see
+        #: :meth:`scene`)
+        self.out_of_range = False
 
     def scene(self) -> Scene:
         builds = [self.shared_model(m) for m in self.world.models]
@@ -82,8 +87,13 @@ class _Builder:
         children = {j.child for j in scene_joints}
         models = [self.place_roots(m, children, scene_joints) for m in models]
         physics = {'gravity': self.world.gravity} if self.world.gravity is not None else {}
-        return Scene(self.world.name, tuple(models), tuple(scene_frames), tuple(scene_joints),
-                     is_world=True, physics=physics, source=self.world.file)
+        scene = Scene(self.world.name, tuple(models), tuple(scene_frames), tuple(scene_joints),
+                      is_world=True, physics=physics, source=self.world.file)
+        if self.poses.out_of_range or self.out_of_range:
+            # a composed pose no model may hold: refused by the rule itself, which names the
+            # member and line that hold it (the reader checked what it read)
+            check_ranges(scene)
+        return scene
 
     def world_pose(self, name: str, link: str | None = None) -> tuple[str, int]:
         """(link, batch slot of X_L_F): the frame ``name`` of the world scope (a model frame, a
@@ -194,10 +204,18 @@ class _Builder:
         for name in roots[1:]:
             scoped = f'{model.name}::{name}'
             extra.append(Joint(f'{scoped}/attach', JointType.FIXED, WORLD, scoped,
-                               matrix_to_pose(self.graph.pose(scoped))))
+                               matrix_to_pose(self._checked(self.graph.pose(scoped)))))
         if self._placed.get(model.name) == roots[0]:
             return model  # made with this root's pose (_ModelBuild.result)
-        return replace(model, pose=matrix_to_pose(self.graph.pose(f'{model.name}::{roots[0]}')))
+        return replace(model, pose=matrix_to_pose(
+            self._checked(self.graph.pose(f'{model.name}::{roots[0]}'))))
+
+    def _checked(self, matrix: np.ndarray) -> np.ndarray:
+        """``matrix``, noting whether the pose made of it is out of range (see
+        :meth:`scene`)."""
+        if _out_of_range(matrix):
+            self.out_of_range = True
+        return matrix
 
     def root_pose(self, sdf: SdfModel, link: str | None) -> int | None:
         """The batch slot of the pose :meth:`place_roots` gives a model whose first unmoved
@@ -362,6 +380,8 @@ class _PoseBatch:
         self.matrices: list[np.ndarray] = []
         self.relative_to: list[int] = []   # index into links, or -1: the matrix itself
         self.links: list[np.ndarray] = []
+        #: whether :meth:`solve` made a pose that is not finite or beyond ``±MAX_MAGNITUDE``
+        self.out_of_range = False
 
     def add(self, matrix: np.ndarray, link: int = -1) -> int:
         self.matrices.append(matrix)
@@ -396,6 +416,7 @@ class _PoseBatch:
         if not plain.all():
             quats[~plain] = rotations_to_quats(rotations[~plain])
         values = np.concatenate((out[:, :, 3], quats), axis=1)
+        self.out_of_range = _out_of_range(values)
         # poses equal bit for bit (a row's bytes: -0.0 is not 0.0) are one Pose (immutable),
         # made once; the identity is the shared IDENTITY
         packed, width = values.tobytes(), values.shape[1] * values.itemsize
@@ -418,6 +439,12 @@ _NO_LIMITS = Limits()
 _IDENTITY_BYTES = np.array((*IDENTITY.xyz, *IDENTITY.quat)).tobytes()
 #: The entries of a joint in :attr:`_ModelBuild.joints` (joint, name, parent, child, ...).
 _JOINT_FIELDS = 10
+
+
+def _out_of_range(values: np.ndarray) -> bool:
+    """Whether an entry of ``values`` is not finite or beyond ``±MAX_MAGNITUDE`` (NaN compares
+    false): one test of a whole batch, before core.ranges names the member holding it."""
+    return not (np.abs(values) <= MAX_MAGNITUDE).all()
 
 
 def _link(name: str, sdf: SdfLink, origins: tuple[int, ...], poses: list[Pose]) -> Link:
@@ -475,6 +502,8 @@ def _axis_in_joint(axis: SdfAxis | None, owner, name: str, local: str,
         x_mj = owner.pose(local)
         xyz = x_mj[:3, :3].T @ x_me[:3, :3] @ xyz
     x, y, z = (float(v) for v in xyz)
+    in_range((x, y, z), f'joint {name!r}: the axis in the joint frame (<xyz expressed_in='
+             f'{axis.expressed_in!r}>)', owner.file, axis.line)
     return x, y, z
 
 

@@ -28,7 +28,12 @@ __all__ = ['SdfContext', 'child', 'first_children', 'children', 'text', 'pose_of
 class SdfContext(ReadingContext):
     """The reading context of an SDFormat document: its spec version (1.5/1.6 spell a pose's
     frame differently), and libsdformat's rules for numbers (:meth:`read_past`; ``inf`` is
-    read wherever a number is) and for the error code of a bad value (``ELEMENT_INVALID``)."""
+    read wherever a number is) and for the error code of a bad value (``ELEMENT_INVALID``).
+
+    Reads are bounded (core.ranges' rule, at the value's line): the format checks its own
+    ranges (``FormatSpec.checks_ranges``). What the model does not keep as read is read with
+    ``bounded=False`` and checked where it is kept or derived (limits, a screw's pitch, the
+    composed poses of the scene)."""
 
     __slots__ = ('version', 'poses')
 
@@ -37,7 +42,7 @@ class SdfContext(ReadingContext):
 
     def __init__(self, file: str | None, warnings: list, version: tuple[int, int],
                  budget: LoadBudget | None = None, poses: dict | None = None) -> None:
-        super().__init__(file, warnings, budget)
+        super().__init__(file, warnings, budget, bounded=True)
         self.version = version
         #: The matrix of each distinct pose read so far (its text, rotation_format and degrees
         #: attributes -> the read-only matrix every pose written so shares; a loader hands

@@ -4,18 +4,23 @@ the rule covers, fed a value out of range from an SDFormat document, is refused
 screw's pitch from its thread pitch); what the rule does not cover (a pose's angles, an
 unlimited joint's limits, gravity) still loads.
 
-These hold whoever checks (the loader's walk, or the SDFormat reader once its format declares
-``checks_ranges``): a check missing on the reader's side fails here once the format says it
-checks."""
+The SDFormat reader checks them itself (its format declares ``checks_ranges``: the loader
+does not walk its scenes again), so each is refused by the reader alone too, and so is what a
+custom model parser returns (names and poses no reader saw)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
-from robot_formats.core.errors import InvalidValueError
+from robot_formats.core.errors import FormatError, InvalidValueError
+from robot_formats.core.model import Pose
 from robot_formats.formats import load
+from robot_formats.formats.builtin import SDF
+from robot_formats.formats.sdformat import (InterfaceFrame, InterfaceLink, InterfaceModel,
+                                            ResolverConfig, read_sdf)
 from sdf_testlib import sdf, write
 
 
@@ -60,6 +65,7 @@ _OUT_OF_RANGE = {
     'model pose': _model(_link(''), '<pose>1e19 0 0 0 0 0</pose>'),
     'composed model pose': sdf('<model name="m"><pose>6e17 0 0 0 0 0</pose><model name="n">'
                                '<pose>6e17 0 0 0 0 0</pose>' + _link('') + '</model></model>'),
+    'second root link': _model(_link('') + _link('<pose>1e19 0 0 0 0 0</pose>', 'l2')),
     'frame pose': _model(_link('') + '<frame name="f" attached_to="l"><pose>0 1e19 0 0 0 0'
                          '</pose></frame>'),
     'world frame pose': sdf('<world name="w"><frame name="f"><pose>0 0 1e19 0 0 0</pose>'
@@ -92,6 +98,18 @@ def test_a_number_out_of_range_is_refused(tmp_path: Path, name: str) -> None:
     assert raised.value.file == str(path), raised.value
 
 
+@pytest.mark.parametrize('name', sorted(_OUT_OF_RANGE))
+def test_the_reader_alone_refuses_a_number_out_of_range(tmp_path: Path, name: str) -> None:
+    """The SDFormat reader alone (no check after it: the format declares ``checks_ranges``)
+    refuses what it reads and what it derives."""
+    assert SDF.checks_ranges
+    path = write(tmp_path, 'm.sdf', _OUT_OF_RANGE[name])
+    with pytest.raises(InvalidValueError) as raised:
+        read_sdf(path)
+    assert raised.value.code == 'VALUE_OUT_OF_RANGE', raised.value
+    assert raised.value.file == str(path), raised.value
+
+
 _IN_RANGE = {
     'angles beyond the range': _model(_link('<pose>0 0 0 1e19 -1e300 1e30</pose>')),
     'unlimited joint': _two_links('<axis><xyz>0 0 1</xyz><limit><lower>-inf</lower>'
@@ -106,4 +124,30 @@ _IN_RANGE = {
 
 @pytest.mark.parametrize('name', sorted(_IN_RANGE))
 def test_what_the_rule_does_not_cover_loads(tmp_path: Path, name: str) -> None:
-    load(write(tmp_path, 'm.sdf', _IN_RANGE[name]))
+    path = write(tmp_path, 'm.sdf', _IN_RANGE[name])
+    load(path)
+    read_sdf(path)
+
+
+@pytest.mark.parametrize('links, frames, code', [
+    ([InterfaceLink('')], [], 'NAME_EMPTY'),
+    ([InterfaceLink('only')], [InterfaceFrame('', 'only')], 'NAME_EMPTY'),
+    ([InterfaceLink('only'), InterfaceLink('far', Pose((0.0, 1e19, 0.0)))], [],
+     'VALUE_OUT_OF_RANGE'),
+    ([InterfaceLink('only')], [InterfaceFrame('f', 'only', Pose((math.inf, 0.0, 0.0)))],
+     'VALUE_OUT_OF_RANGE'),
+])
+def test_a_custom_parsers_names_and_poses_are_checked(tmp_path: Path, links: list,
+                                                      frames: list, code: str) -> None:
+    """What a custom model parser returns reaches the scene without a reader seeing it: an
+    empty link or frame name, a pose no model may hold, are refused as the rule refuses them."""
+    config = ResolverConfig()
+    config.register_custom_model_parser(
+        lambda include, errors: InterfaceModel('custom', links[0].name, links=links,
+                                               frames=frames))
+    (tmp_path / 'thing.toy').write_text('toy')
+    path = write(tmp_path, 'w.sdf', sdf('<world name="w"><include><uri>thing.toy</uri>'
+                                        '</include></world>'))
+    with pytest.raises(FormatError) as raised:
+        read_sdf(path, config=config)
+    assert raised.value.code == code, raised.value
