@@ -14,10 +14,11 @@ Where that is checked: a reader whose every number reaches the model as read che
 where it reads it (``ReadingContext(..., bounded=True)``, with the attribute's line) and each
 name (:func:`check_name`), and its format says so (``FormatSpec.checks_ranges``: URDF; HRDF,
 whose builder also checks each number it derives where it derives it: shapes, mass
-overrides, gear ratios, rigid-body lengths); a chain of mimics is checked where the kinematic
-tree composes it; a scene of any other format, whose reader derives numbers (composed poses,
-inertias of shapes), passes :func:`check_ranges` once after it is read
-(:mod:`robot_formats.formats` calls it).
+overrides, gear ratios, rigid-body lengths; SDFormat, whose pose batch checks every pose it
+solves in one call and whose reader checks the axes, pitches and inertial origins it
+derives); a chain of mimics is checked where the kinematic tree composes it; a scene of any
+other format (SKEL, TMP), whose reader derives numbers (composed poses, inertias of shapes),
+passes :func:`check_ranges` once after it is read (:mod:`robot_formats.formats` calls it).
 """
 
 from __future__ import annotations
