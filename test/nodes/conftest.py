@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import itertools
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -54,6 +55,19 @@ def loopback_dds(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Every participant of this run (ours and the subprocesses') stays on this machine."""
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     os.environ.setdefault('ROS_LOG_DIR', str(tmp_path_factory.mktemp('ros_log')))
+
+
+@pytest.fixture(scope='session', autouse=True)
+def interrupts_as_in_a_terminal() -> None:
+    """The processes the tests start receive SIGINT as from a terminal, however the test run
+    was started. A shell without job control starts a background command (``make test &``)
+    with SIGINT ignored, and every process below it inherits that. The upstream ros2 launch
+    then never sees a SIGINT (it listens through signal.set_wakeup_fd, which an ignored signal
+    never reaches), so a test of how ros2 launch ends on SIGINT would test the shell instead.
+    Restoring Python's own handler here lets the processes started afterwards begin with the
+    default disposition (exec resets a handled signal, not an ignored one)."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope='session')
