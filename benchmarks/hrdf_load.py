@@ -1,7 +1,8 @@
 """HRDF import time per corpus kit: robot_formats vs hebi-py's ``import_from_hrdf``, same run.
 
-Target [issue 18]: ``robot_formats.load()`` takes a median ≤ 1× HEBI's time over the corpus
-kits, and no kit more than 2×.
+Printed: ``robot_formats.load()`` / HEBI's time per corpus kit, their median and worst. Issue
+18's target (a median ≤ 1×, no kit more than 2×) was withdrawn by issue 28: the median is
+compared with the landed main's in the same run (benchmarks/report.py ``comparison``).
 
 Like with like:
 
@@ -38,8 +39,6 @@ CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'hrdf'
 ROUNDS = 5
 BATCH = 10
 #: load() / HEBI: the median over the kits, and the largest of any kit.
-TARGET_MEDIAN = 1.0
-TARGET_WORST = 2.0
 
 #: The HEBI side: one request per line (``<count>\t<path>``), one JSON list of CPU-time
 #: samples (seconds) per answer. The first request for a path imports it once untimed.
@@ -136,8 +135,7 @@ def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
           f'Python {sys.version.split()[0]}, {kind} HRDF reader')
     print(f'  {len(kits)} corpus kits; CPU time (process_time), median of N = {n} imports per '
           f'side and kit ({rounds} interleaved rounds of {BATCH}), both sides warm')
-    print(f'  ratio = robot_formats / hebi-py; target: load() median ≤ {TARGET_MEDIAN}×, '
-          f'worst ≤ {TARGET_WORST}×')
+    print('  ratio = robot_formats / hebi-py')
     print('  floor = read: the file read and parsed, every element and attribute taken once '
           '+ objects: the model\'s links, joints and frames made; nothing checked or computed '
           '(benchmarks/floor.py: the least a reader of this design does)')
@@ -161,7 +159,5 @@ def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
     print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; parse only: '
           f'{report.spread(parse_ratios)}; floor: {report.spread(floor_ratios)}, '
           f'of which read: {report.spread(read_ratios)} (N = {n})')
-    met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
-    print(f'  target median ≤ {TARGET_MEDIAN}×, worst ≤ {TARGET_WORST}× HEBI: '
-          f'{"met" if met else "MISSED"}')
-    return met
+    print(f'  median {median:.2f}x, worst {worst:.2f}x HEBI (information: {report.WITHDRAWN})')
+    return True

@@ -42,6 +42,9 @@ SHARE_VARIABLE = 'ROBOT_FORMATS_BENCH_SHARE'
 REFERENCE_RATIO = 'ratio to C++ reference'
 RUN_TIME = 'run time'
 LIMITS = {REFERENCE_RATIO: 1.5, RUN_TIME: 1.2}
+#: What a load benchmark against a C++ reference prints instead of a verdict.
+WITHDRAWN = ('not a target since issue 28; compared with the landed main\'s ratio, flagged when '
+             'more than 1.5x worse')
 
 
 def share(count: int, least: int = 1) -> int:

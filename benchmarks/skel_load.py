@@ -1,7 +1,9 @@
 """SKEL load time per corpus file: robot_formats vs dartpy's ``SkelParser.readWorld``, same run.
 
-Target [issue 18]: ``robot_formats.load()`` takes a median ≤ 0.75× DART's ``readWorld`` time
-over the corpus files both load, and no file more than 1.5×.
+Printed: ``robot_formats.load()`` / DART's ``readWorld`` time per corpus file both load, their
+median and worst. Issue 18's target (a median ≤ 0.75×, no file more than 1.5×) was withdrawn by
+issue 28: the median is compared with the landed main's in the same run (benchmarks/report.py
+``comparison``).
 
 Like with like:
 
@@ -42,8 +44,6 @@ from . import checkout, floor, report
 CORPUS = Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'skel'
 REPEATS = 15              #: samples per side and file (N of the median)
 BATCH_SECONDS = 0.002     #: the length of one sample of the faster side
-TARGET_MEDIAN = 0.75      #: load() / readWorld, median over the files
-TARGET_WORST = 1.5        #: load() / readWorld, every file
 
 _DART_TIMER = textwrap.dedent('''
     import os, sys, time
@@ -177,8 +177,7 @@ def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
     print(f'  corpus files robot_formats and DART both load; CPU time per load, median of '
           f'N = {repeats} samples per side (batches of ~{BATCH_SECONDS * 1e3:g} ms), samples '
           'of the two sides interleaved (in pairs, in N rounds over all files), both warm')
-    print(f'  ratio = robot_formats / dartpy readWorld; target: median ≤ {TARGET_MEDIAN}, '
-          f'worst ≤ {TARGET_WORST}')
+    print('  ratio = robot_formats / dartpy readWorld')
     print('  floor = the file read and parsed, every element and attribute taken once, and the '
           'model\'s links, joints and frames made; nothing checked or computed '
           '(benchmarks/floor.py: the least a reader of this design does)')
@@ -203,12 +202,8 @@ def run(seconds: float = 0.0) -> bool:  # noqa: ARG001
     median, worst = statistics.median(ratios), max(ratios)
     report.record('SKEL: load() / dartpy readWorld, median of the files', median, 'x',
                   report.REFERENCE_RATIO)
-    print(f'  {len(ratios)} files, N = {repeats}; {sum(r <= TARGET_WORST for r in ratios)} '
-          f'within {TARGET_WORST}×, {sum(r <= TARGET_MEDIAN for r in ratios)} within '
-          f'{TARGET_MEDIAN}×')
+    print(f'  {len(ratios)} files, N = {repeats}')
     print(f'  load(): median ratio {median:.2f}, worst {worst:.2f}; read_skel() alone: '
           f'{report.spread(parse_ratios)}; floor: {report.spread(floor_ratios)}')
-    met = median <= TARGET_MEDIAN and worst <= TARGET_WORST
-    print(f'  target median ≤ {TARGET_MEDIAN}× and worst ≤ {TARGET_WORST}× DART: '
-          f'{"met" if met else "MISSED"}')
-    return met
+    print(f'  median {median:.2f}x, worst {worst:.2f}x DART (information: {report.WITHDRAWN})')
+    return True

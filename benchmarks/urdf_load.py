@@ -4,8 +4,9 @@ Like with like (issue 18): the calling thread's CPU time on every side (``time.t
 urdfdom's ``parseURDF`` is built from benchmarks/urdfdom_load.cpp into a shared library and
 called through ctypes, timed inside C++ on the same clock), each side warmed up first, the
 sides interleaved sample by sample, the median of ``REPEATS`` samples (N printed). Every side
-reads the file itself. Target: robot_formats ``load()`` (parse + validated kinematic tree)
-≤ 1× urdfdom's parseURDF.
+reads the file itself. Printed: robot_formats ``load()`` (parse + validated kinematic tree)
+/ urdfdom's parseURDF. Issue 18's target (≤ 1×) was withdrawn by issue 28: the ratio is
+compared with the landed main's in the same run (benchmarks/report.py ``comparison``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ ATLAS = (Path(__file__).resolve().parents[2] / 'shared' / 'corpus' / 'sdformat' 
          'gazebosim_sdformat' / 'test' / 'performance' / 'parser_urdf_atlas.urdf')
 REPEATS = 300
 WARMUP = 20
-TARGET = 1.0  # robot_formats / urdfdom
 
 
 def _urdfdom(path: Path, tmp: str) -> Callable[[], float] | None:
@@ -113,8 +113,6 @@ def run(seconds: float = 0.0) -> bool:
               + medians['floor: the model\'s links and joints made'])
     print(f'  floor (the two floor lines: the least a reader of this design does, '
           f'benchmarks/floor.py) / urdfdom parseURDF = {lowest / theirs:.2f}x')
-    met = ratio <= TARGET
     report.record('URDF: load() / urdfdom parseURDF, Atlas', ratio, 'x', report.REFERENCE_RATIO)
-    print(f'  load() / urdfdom parseURDF = {ratio:.2f}x [target <= {TARGET:g}x] '
-          f'{"met" if met else "MISSED"}')
-    return met
+    print(f'  load() / urdfdom parseURDF = {ratio:.2f}x (information: {report.WITHDRAWN})')
+    return True
