@@ -44,15 +44,14 @@ RUN_TIME = 'run time'
 LIMITS = {REFERENCE_RATIO: 1.5, RUN_TIME: 1.2}
 #: What a load benchmark against a C++ reference prints instead of a verdict.
 WITHDRAWN = ('not a target since issue 28; compared with the landed main\'s ratio, flagged when '
-             'more than 1.5x worse')
+             f'more than {LIMITS[REFERENCE_RATIO]:g}x worse')
 
 
 def share(count: int, least: int = 1) -> int:
     """This process's share of ``count`` samples (or repeats, or launches): ``count`` times the
     runner's :data:`SHARE_VARIABLE`, rounded, and never fewer than ``least`` (nor more than
     ``count``)."""
-    fraction = float(os.environ.get(SHARE_VARIABLE) or 1.0)
-    return min(count, max(least, round(count * fraction)))
+    return min(count, max(least, round(count * _fraction())))
 
 
 def measures_everything() -> bool:
@@ -64,8 +63,13 @@ def measures_everything() -> bool:
 
 def share_seconds(seconds: float, least: float) -> float:
     """This process's share of a duration, as :func:`share`: never shorter than ``least``."""
-    fraction = float(os.environ.get(SHARE_VARIABLE) or 1.0)
-    return min(seconds, max(least, seconds * fraction))
+    return min(seconds, max(least, seconds * _fraction()))
+
+
+def _fraction() -> float:
+    """The fraction of its samples this process takes (:data:`SHARE_VARIABLE`; all of them
+    when unset)."""
+    return float(os.environ.get(SHARE_VARIABLE) or 1.0)
 
 
 def load_average() -> str:
