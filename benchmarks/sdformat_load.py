@@ -126,9 +126,10 @@ def run_corpus(binary: Path) -> bool:
     paths = corpus_documents()
     # a round of make bench's comparison with the landed main takes its share of the repeats
     ours_repeats = report.share(OURS_REPEATS, 5)
-    theirs = libsdformat_seconds(binary, paths, report.share(LIBSDFORMAT_REPEATS, 1))
+    their_repeats = report.share(LIBSDFORMAT_REPEATS, 1)
+    theirs = libsdformat_seconds(binary, paths, their_repeats)
     print(f'  {len(paths)} valid corpus documents; medians of {ours_repeats} (robot_formats) '
-          f'and {report.share(LIBSDFORMAT_REPEATS, 1)} (libsdformat) loads; ratio = '
+          f'and {their_repeats} (libsdformat) loads; ratio = '
           f'robot_formats / libsdformat (target ≤ {TARGET_RATIO})')
     print(f'  {"document":96s} {"libsdf ms":>9s} {"ours ms":>8s} {"ratio":>6s}')
     ratios = []
