@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Sequence
-from xml.sax.saxutils import escape, quoteattr
 
 import yaml
 
@@ -172,6 +171,7 @@ def _command_range(joint: ControlJoint, interface: str) -> tuple[float, float] |
 
 
 def _joint_block(joint: ControlJoint, interface: str, indent: str) -> list[str]:
+    from xml.sax.saxutils import quoteattr  # here: the module imports urllib.request (see below)
     inner, param = indent + '  ', indent + '    '
     lines = [f'{indent}<joint name={quoteattr(joint.name)}>']
     if joint.mimics is None:
@@ -198,6 +198,9 @@ def _joint_block(joint: ControlJoint, interface: str, indent: str) -> list[str]:
 def ros2_control_block(robot: str, commanded: Sequence[ControlJoint],
                        mimics: Sequence[ControlJoint], options: ControlOptions) -> str:
     """The ``<ros2_control>`` element (and for Gazebo the ``<gazebo>`` plugin tag) as text."""
+    # Imported only here: xml.sax.saxutils imports urllib.request (http, email, ssl), which a
+    # node that serves no <ros2_control> block would otherwise load before its first TF.
+    from xml.sax.saxutils import escape, quoteattr
     options.check()
     system = 'GazeboSimSystem' if options.gazebo else f'{robot}_system'
     lines = [f'  <ros2_control name={quoteattr(system)} type="system">',
