@@ -145,14 +145,9 @@ class KinematicTree:
         self._matrices: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._build(scene)
         self.order: tuple[str, ...] = self._topological_order()
-        coordinates = [(joint, dof_names(joint)) for joint in self.joints.values()]
-        names = [name for _, own in coordinates for name in own]
-        owners = [joint for joint, own in coordinates for _ in own]  # each coordinate's joint
-        self.dof_names: tuple[str, ...] = tuple(names)
-        self.dof_index: dict[str, int] = {name: i for i, name in enumerate(names)}
-        if len(self.dof_index) != len(names):
-            self._refuse_duplicate_dofs()
-        self._refuse_joint_names_of_coordinates(owners)
+        self.dof_names: tuple[str, ...] = ()
+        self.dof_index: dict[str, int] = {}
+        self._index_coordinates()
         self._check_mimics()
 
     # --- construction -----------------------------------------------------------------------
@@ -204,10 +199,8 @@ class KinematicTree:
             raise StructureError(f'joint {name!r}: the child cannot be "world", the root '
                                  'of the scene', source, joint.line,
                                  code='JOINT_CHILD_LINK_INVALID')
-        for end in (parent, child):
-            if end not in links and not (end == WORLD and self.scene.is_world):
-                raise ReferenceError(f'joint {name!r} refers to unknown link {end!r}',
-                                     source, joint.line)
+        if parent not in links or child not in links:  # (else both ends are known links)
+            self._check_ends(joint, source)
         if joint.type is JointType.EULER and (
                 len(joint.axis_order) != 3 or set(joint.axis_order) - set('xyz')):
             raise InvalidValueError(f'euler joint {name!r} has axis order '
@@ -223,6 +216,13 @@ class KinematicTree:
                 f' and {name!r}); a kinematic tree gives each link one parent', source, joint.line)
         self.joints[name] = joint
         self.edges[child] = Edge(child, parent, joint, 'link', joint.origin, joint.child_offset)
+
+    def _check_ends(self, joint: Joint, source: str | None) -> None:
+        """Each end of ``joint`` is a link, or the root of a world."""
+        for end in (joint.parent, joint.child):
+            if end not in self.links and not (end == WORLD and self.scene.is_world):
+                raise ReferenceError(f'joint {joint.name!r} refers to unknown link {end!r}',
+                                     source, joint.line)
 
     def _resolve_frames(self, scene: Scene) -> None:
         for name, frame in self.frames.items():
@@ -264,9 +264,11 @@ class KinematicTree:
         parent's children in the order of the links, then the frames: stable and readable);
         raises CycleError on loops."""
         edges = self.edges
+        # each parent's children, last first: the order in which a depth-first walk stacks
+        # them, so that it takes the first one first
         children: dict[str, list[str]] = {}
-        for names in (self.links, self.frames):  # every edge is a link's or a frame's
-            for name in names:
+        for names in (self.frames, self.links):  # every edge is a link's or a frame's
+            for name in reversed(names):
                 edge = edges.get(name)
                 if edge is not None:
                     siblings = children.get(edge.parent)
@@ -281,7 +283,7 @@ class KinematicTree:
             order.append(node)
             below = children.get(node)
             if below:
-                stack.extend(reversed(below))
+                stack.extend(below)
         del order[0]  # the root
         if len(order) != len(edges):
             reached = set(order)
@@ -293,6 +295,30 @@ class KinematicTree:
                              f'{self.root!r}', self.scene.source, line,
                              code='FRAME_ATTACHED_TO_CYCLE' if what == 'frames' else 'CYCLE')
         return tuple(order)
+
+    def _index_coordinates(self) -> None:
+        """:attr:`dof_names` and :attr:`dof_index`, in one pass over the joints, and the checks
+        of the coordinates' names: no two alike, and no joint named like another joint's
+        coordinate. That second check can only find something when a coordinate is not named
+        like its own joint (``j/x`` of a multi-DoF joint) or a screw (a mimic one too) names
+        its translation (``j/translation``): a 1-DoF joint's coordinate is its own name, and
+        joint names are unique; so it runs only then (most models have neither)."""
+        names: list[str] = []
+        owners: list[Joint] = []  # each coordinate's joint
+        renamed = False  # a coordinate not named like its joint, or a screw (mimic too)
+        for joint in self.joints.values():
+            own = dof_names(joint)
+            if own:
+                names += own
+                owners += [joint] * len(own)
+            if joint.type is JointType.SCREW or (own and own[0] != joint.name):
+                renamed = True
+        self.dof_names = tuple(names)
+        self.dof_index = {name: i for i, name in enumerate(names)}
+        if len(self.dof_index) != len(names):
+            self._refuse_duplicate_dofs()
+        if renamed:
+            self._refuse_joint_names_of_coordinates(owners)
 
     def _refuse_duplicate_dofs(self) -> None:
         seen: dict[str, Joint] = {}
