@@ -41,9 +41,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import psutil
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch import LaunchContext, LaunchDescription
 from launch.action import Action
@@ -55,6 +54,9 @@ from launch_ros.actions import Node, SetParameter
 from launch_ros.parameter_descriptions import ParameterValue
 
 from robot_formats.presentation.rviz_config import RvizConfigError, RvizView, render_rviz_config
+
+if TYPE_CHECKING:
+    import psutil
 
 __all__ = ['Alias', 'LaunchArgumentError', 'PACKAGE', 'installed', 'is_true',
            'joint_state_gui', 'launch_description', 'optional_node', 'rviz', 'rviz_arguments']
@@ -115,13 +117,18 @@ def _leave_no_process(context: LaunchContext) -> None:
         atexit.register(_stop_what_is_left)
 
 
+# psutil is imported where a launch ends, not with the launch file: ros2 launch would pay for
+# it before starting the first node.
+
 def _on_sigterm(signum: int, frame: Any) -> None:
+    import psutil
     log().warning('SIGTERM: stopping the launched processes as Ctrl-C does (SIGINT, then SIGTERM '
                   f'and SIGKILL after {STOP_GRACE:g} s each) before ros2 launch ends')
     stop_processes(psutil.Process().children(recursive=True))
 
 
 def _stop_what_is_left() -> None:
+    import psutil
     left = [p for p in psutil.Process().children(recursive=True) if _running(p)]
     if left:
         print(f'ros2 launch exits with {len(left)} launched process(es) still running: stopping '
@@ -132,6 +139,7 @@ def _stop_what_is_left() -> None:
 def stop_processes(processes: list[psutil.Process], grace: float = STOP_GRACE) -> None:
     """SIGINT, SIGTERM, SIGKILL: each signal to the processes still running, ``grace`` seconds
     apart. Polls without reaping: the exited stay zombies for launch (or init) to reap."""
+    import psutil
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         running = [p for p in processes if _running(p)]
         for process in running:
@@ -145,6 +153,7 @@ def stop_processes(processes: list[psutil.Process], grace: float = STOP_GRACE) -
 
 
 def _running(process: psutil.Process) -> bool:
+    import psutil
     try:
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
