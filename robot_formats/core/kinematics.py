@@ -33,6 +33,9 @@ else:
 __all__ = ['Edge', 'KinematicTree', 'joint_motion', 'scoped']
 
 _ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
+#: The kinds a tree's build asks about for every joint (a module constant is read quicker than
+#: an Enum member through its class).
+_EULER, _SCREW = JointType.EULER, JointType.SCREW
 _ROTATION_LETTERS = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
 
 
@@ -201,7 +204,7 @@ class KinematicTree:
                                  code='JOINT_CHILD_LINK_INVALID')
         if parent not in links or child not in links:  # (else both ends are known links)
             self._check_ends(joint, source)
-        if joint.type is JointType.EULER and (
+        if joint.type is _EULER and (
                 len(joint.axis_order) != 3 or set(joint.axis_order) - set('xyz')):
             raise InvalidValueError(f'euler joint {name!r} has axis order '
                                     f'{joint.axis_order!r}; expected three of x, y, z',
@@ -307,11 +310,11 @@ class KinematicTree:
         owners: list[Joint] = []  # each coordinate's joint
         renamed = False  # a coordinate not named like its joint, or a screw (mimic too)
         for joint in self.joints.values():
-            own = dof_names(joint)
+            own = dof_names(joint) if joint.dof_count else ()  # (most joints are fixed)
             if own:
                 names += own
                 owners += [joint] * len(own)
-            if joint.type is JointType.SCREW or (own and own[0] != joint.name):
+            if joint.type is _SCREW or (own and own[0] != joint.name):
                 renamed = True
         self.dof_names = tuple(names)
         self.dof_index = {name: i for i, name in enumerate(names)}
@@ -339,7 +342,7 @@ class KinematicTree:
             index = self.dof_index.get(name)
             if index is not None and owners[index] is not joint:
                 self._refuse_coordinate_name(name, owners[index])
-            if joint.type is JointType.SCREW and f'{name}/translation' in self.joints:
+            if joint.type is _SCREW and f'{name}/translation' in self.joints:
                 self._refuse_coordinate_name(f'{name}/translation', joint)
 
     def _refuse_coordinate_name(self, name: str, owner: Joint) -> NoReturn:
