@@ -33,7 +33,7 @@ import io
 import os
 import posixpath
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote, urlparse
 
 from robot_formats.core.errors import FormatError, UnsafeXmlError
@@ -62,16 +62,21 @@ class _Malformed(ValueError):
     """A mesh file's content is not what its format says; the message quotes none of it."""
 
 
-def mesh_uri(filename: str, base_dir: Path | None) -> str:
+def mesh_uri(filename: str, base_dir: Path | Callable[[], Path | None] | None) -> str:
     """A URI rviz can open: relative and plain absolute paths become ``file://`` URIs (a
     relative path resolved against ``base_dir`` with its symbolic links, a loop of them left
-    as written); a URI with a scheme stays as written."""
+    as written); a URI with a scheme stays as written. ``base_dir`` may be given as the
+    function that works it out, called only for a relative path (resolving a folder costs a
+    system call per directory, and most documents name their meshes by URI)."""
     if _scheme(filename):
         return filename
     path = Path(filename)
-    if not path.is_absolute() and base_dir is not None:
+    if not path.is_absolute():
+        folder = base_dir() if callable(base_dir) else base_dir
+        if folder is None:
+            return filename
         try:
-            path = Path(os.path.realpath(base_dir / path))
+            path = Path(os.path.realpath(folder / path))
         except (OSError, ValueError):  # a name the OS refuses: kept as written
             return filename
     return path.as_uri() if path.is_absolute() else filename

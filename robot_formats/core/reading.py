@@ -22,6 +22,7 @@ document (SDFormat's version, HRDF's include stack) the subclass holds it.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Literal, overload
 
@@ -29,6 +30,7 @@ from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
 from robot_formats.core.limits import MAX_MAGNITUDE, LoadBudget, in_range
+from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.xmlsafe import floats, local_name, number, numbers
 
 __all__ = ['ReadingContext']
@@ -72,8 +74,18 @@ class ReadingContext:
         """The folder relative references resolve against (the file's, symlinks resolved);
         worked out on first use: most documents never need it, and it costs system calls."""
         if self._base_dir is None and self.file:
-            self._base_dir = Path(self.file).resolve().parent
+            self._base_dir = Path(os.path.dirname(os.path.realpath(self.file)))
         return self._base_dir
+
+    def uri(self, filename: str) -> str:
+        """The URI a reader keeps for a file the document names (a mesh, a texture):
+        :func:`~robot_formats.core.meshes.mesh_uri`, with :attr:`base_dir` worked out only if
+        ``filename`` is a relative path."""
+        return mesh_uri(filename, self._folder)
+
+    def _folder(self) -> Path | None:
+        """:attr:`base_dir`, as the function :func:`mesh_uri` calls when it needs it."""
+        return self.base_dir
 
     def warn(self, message: str, line: int | None, code: str = 'WARNING', *,
              file: str | None = None, note: bool = False) -> None:
@@ -118,19 +130,28 @@ class ReadingContext:
         beyond ``±MAX_MAGNITUDE`` here (default: the context's :attr:`bounded`)."""
         if element is None or (text := self._text(element, attribute)) is None:
             return self._absent(element, default, attribute)
-        values: tuple[float, ...] | None = self._vectors.get(text)
-        if values is None:
-            try:
-                values = self._vectors[text] = numbers(text)
-            except ValueError:
-                values = None
+        values = self._vectors.get(text)
+        if values is not None and (count is None or len(values) == count):
+            return values  # (a text read before: its numbers are in range, checked then)
+        return self._read_vector(element, text, count, attribute,
+                                 self.bounded if bounded is None else bounded)
+
+    def _read_vector(self, element: etree._Element, text: str, count: int | None,
+                     attribute: str | None, bounded: bool) -> tuple[float, ...]:
+        """:meth:`vector` of a text not read before (or of another count): read by the strict
+        reader, kept for the document's next reads of the same text when every number is
+        within the bound (so a repeated text is neither read nor checked again)."""
+        try:
+            values = numbers(text)
+        except ValueError:
+            values = None
         if values is None or (count is not None and len(values) != count):
             values = self.read_past(element, text, count, attribute)
-        if self.bounded if bounded is None else bounded:
-            for value in values:  # (a loop: cheaper than max() and min() of a few values)
-                if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
-                    in_range(values, self.what(element, attribute), self.file,
-                             element.sourceline)
+        elif not values or -MAX_MAGNITUDE <= min(values) and max(values) <= MAX_MAGNITUDE:
+            self._vectors[text] = values
+            return values
+        if bounded:
+            in_range(values, self.what(element, attribute), self.file, element.sourceline)
         return values
 
     def number(self, element: etree._Element | None, default: float | None = None, *,
@@ -142,21 +163,33 @@ class ReadingContext:
         read that keeps them says ``bounded=False``."""
         if element is None or (text := self._text(element, attribute)) is None:
             return self._absent(element, None if default is None else (default,), attribute)[0]
-        check = self.bounded if bounded is None else bounded
-        if infinite or self.reads_infinity:
+        value = self._numbers.get(text)
+        if value is not None:
+            return value  # (a text read before: a finite number in range, checked then)
+        return self._read_number(element, text, attribute, infinite or self.reads_infinity,
+                                 self.bounded if bounded is None else bounded)
+
+    def _read_number(self, element: etree._Element, text: str, attribute: str | None,
+                     infinite: bool, bounded: bool) -> float:
+        """:meth:`number` of a text not read before: ``inf`` where ``infinite`` says so, else
+        the strict reader's number, kept for the document's next reads of the same text when
+        it is within the bound."""
+        if infinite:
             infinity = _INFINITE.get(text.strip().lower())
             if infinity is not None:
-                if check:  # (a bounded read refuses inf too: ask bounded=False to keep it)
+                if bounded:  # (a bounded read refuses inf too: ask bounded=False to keep it)
                     in_range((infinity,), self.what(element, attribute), self.file,
                              element.sourceline)
                 return infinity
-        value = self._numbers.get(text)
-        if value is None:
-            try:
-                value = self._numbers[text] = number(text)
-            except ValueError:  # not one finite number: as :meth:`vector` finds it
-                value = self.read_past(element, text, 1, attribute)[0]
-        if check and not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+        try:
+            value = number(text)
+        except ValueError:  # not one finite number: as :meth:`vector` finds it
+            value = self.read_past(element, text, 1, attribute)[0]
+        else:
+            if -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+                self._numbers[text] = value
+                return value
+        if bounded:
             in_range((value,), self.what(element, attribute), self.file, element.sourceline)
         return value
 

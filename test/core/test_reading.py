@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from lxml import etree
 
@@ -27,6 +30,7 @@ def test_numbers_of_text_and_attributes_with_defaults() -> None:
 
 @pytest.mark.parametrize('xml, count, attribute, error, message', [
     ('<size>1 2</size>', 3, None, InvalidValueError, "<size>: expected 3 numbers, got 2"),
+    ('<size>1 two 3</size>', 3, None, InvalidValueError, "<size>: 'two' is not a number"),
     ('<size>1 nan 2</size>', 3, None, InvalidValueError, "<size>: 'nan' is not a finite"),
     ('<size>1 inf 2</size>', 3, None, InvalidValueError, "<size>: 'inf' is not a finite"),
     ('<box size="1 1_0 1"/>', 3, 'size', InvalidValueError, "<box size>: '1_0' is not a number"),
@@ -113,3 +117,51 @@ def test_warnings_and_notes_name_the_file() -> None:
     assert [(w.file, w.line, w.code, w.is_note) for w in warnings] == [
         ('r.xml', 4, 'X_CODE', False), ('r.xml', 5, 'X_NOTE', True),
         ('part.xml', 6, 'X_CODE', False)]
+
+
+def test_a_text_read_again_is_checked_again_unless_it_was_in_range() -> None:
+    """A document's texts are read once each, but a number beyond the bound read where the
+    bound is waived (a value the model does not keep) is still refused where it applies,
+    and numbers kept for one count are refused for another."""
+    ctx = ReadingContext('r.xml', [], bounded=True)
+    mass = _element('<a>\n<mass value="1e300"/></a>')[0]
+    assert ctx.number(mass, attribute='value', bounded=False) == 1e300
+    with pytest.raises(InvalidValueError) as raised:
+        ctx.number(mass, attribute='value')
+    assert (raised.value.code, raised.value.line) == ('VALUE_OUT_OF_RANGE', 2)
+    far = _element('<v>1e300 0 0</v>')
+    assert ctx.vector(far, 3, bounded=False) == (1e300, 0.0, 0.0)
+    with pytest.raises(InvalidValueError, match='VALUE_OUT_OF_RANGE|beyond the largest'):
+        ctx.vector(far, 3)
+    assert ctx.vector(_element('<v>1 2 3</v>'), 3) == (1.0, 2.0, 3.0)
+    with pytest.raises(InvalidValueError, match='expected 2 numbers, got 3'):
+        ctx.vector(_element('<v>1 2 3</v>'), 2)
+    assert ctx.number(_element('<v>4</v>')) == ctx.number(_element('<w>4</w>')) == 4.0
+
+
+class _CountingFolder(ReadingContext):
+    """Counts the times the document's folder is asked for."""
+
+    def __init__(self, file: str) -> None:
+        super().__init__(file, [])
+        self.asked = 0
+
+    @property
+    def base_dir(self) -> Path | None:
+        self.asked += 1
+        return super().base_dir
+
+
+def test_file_names_resolve_against_the_real_folder_worked_out_only_when_needed(
+        tmp_path: Path) -> None:
+    (tmp_path / 'real').mkdir()
+    (tmp_path / 'link').symlink_to(tmp_path / 'real', target_is_directory=True)
+    ctx = _CountingFolder(str(tmp_path / 'link' / 'robot.urdf'))
+    assert ctx.uri('package://arm/meshes/base.stl') == 'package://arm/meshes/base.stl'
+    assert ctx.uri('https://example.org/m.dae') == 'https://example.org/m.dae'
+    assert ctx.uri('/meshes/base.stl') == 'file:///meshes/base.stl'
+    assert ctx.asked == 0  # no relative name: no system call for the folder
+    real = Path(os.path.realpath(tmp_path / 'real'))
+    assert ctx.uri('meshes/base.stl') == (real / 'meshes' / 'base.stl').as_uri()
+    assert ctx.uri('../real/m.stl') == (real / 'm.stl').as_uri()
+    assert ctx.asked == 2 and ctx.base_dir == real

@@ -32,7 +32,6 @@ from lxml import etree
 
 from robot_formats.core.errors import (Diagnostic, DuplicateNameError, FormatError,
                                        InvalidValueError, SchemaError)
-from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.ranges import check_name
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Geometry, Inertial, Joint, JointType, Limits, Link,
@@ -438,7 +437,7 @@ class _UrdfParser:
                 raise _Ignored(f'<mesh scale="{text}"> has {len(values)} numbers; URDF needs 3',
                                shape.sourceline, 'URDF_MESH_SCALE')
             scale = values
-        return Mesh(mesh_uri(filename, self.ctx.base_dir), scale)
+        return Mesh(self.ctx.uri(filename), scale)
 
     def capsule(self, shape: etree._Element) -> Capsule:
         if self.version < (1, 1):
@@ -462,7 +461,7 @@ class _UrdfParser:
                               'urdfdom does', color.sourceline, 'URDF_MALFORMED_ELEMENT')
         texture_uri = None
         if texture is not None and texture.get('filename'):
-            texture_uri = mesh_uri(texture.get('filename', ''), self.ctx.base_dir)
+            texture_uri = self.ctx.uri(texture.get('filename', ''))
         if rgba is None and texture_uri is None:
             if name in self.materials:
                 return self.materials[name]
