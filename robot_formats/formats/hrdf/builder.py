@@ -69,7 +69,9 @@ _INERTIA_NAMES = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 _MASS_ATTRIBUTES = frozenset({'mass', 'mass_offset', 'com_rot', 'com_trans', 'com_trans_offset',
                               *_INERTIA_NAMES})
 Interface = tuple[str, str] | None
-_FIXED = JointType.FIXED
+#: The joint kinds the builder makes (module constants: an Enum member read through its class
+#: costs more, on every element).
+_FIXED, _CONTINUOUS, _PRISMATIC = JointType.FIXED, JointType.CONTINUOUS, JointType.PRISMATIC
 _Z_AXIS = (0.0, 0.0, 1.0)
 #: Inline interfaces: input Ry(-pi/2), output Ry(pi/2) (RightAngle ones are Tz(d)).
 _INLINE_IN = axis_quat('y', -math.pi / 2)
@@ -296,7 +298,7 @@ class _Builder:
         self.links.append(Link(name, self._inertial(node, parts.inertial), parts.visuals, (), line))
         output = f'{name}/output'
         self.links.append(Link(output, None, (), (), line))
-        self.joints.append(Joint(name, JointType.CONTINUOUS, name, output, parts.joint_origin,
+        self.joints.append(Joint(name, _CONTINUOUS, name, output, parts.joint_origin,
                                  _Z_AXIS, limits=parts.limits, line=line))
         return _Output(output, IDENTITY, parts.output, node)
 
@@ -314,7 +316,7 @@ class _Builder:
                        'HRDF_NEGATIVE_AXIS')
         kind_name, unit = JOINT_AXES[axis_name.lstrip('-')]
         axis = (-unit[0], -unit[1], -unit[2]) if negative else unit
-        kind = JointType.CONTINUOUS if kind_name == 'revolute' else JointType.PRISMATIC
+        kind = _CONTINUOUS if kind_name == 'revolute' else _PRISMATIC
         ratio = attrs.formula('gear_ratio', 1.0)
         assert ratio is not None  # a default is given
         self.links.append(Link(name, None, (), (), line))
@@ -441,14 +443,13 @@ class _Builder:
         """The element's mass properties: ``library`` (its type's from HEBI's library, a
         link's for its shape, a rigid body's mass at its origin) with what its attributes
         override; ``library`` itself when they override nothing."""
+        if _MASS_ATTRIBUTES.isdisjoint(node.attrs.names):  # (most elements override nothing)
+            return library if _physical(library.mass) else self._unphysical(node, library.mass)
         given = _MASS_ATTRIBUTES.intersection(node.attrs.names)  # what the element overrides
-        mass, com, com_rot, inertia = library.mass, library.origin.xyz, None, library.inertia
-        if given:
-            mass, com, com_rot, inertia = self._overridden(node, given, mass, com, inertia)
-        if not math.isfinite(mass) or mass < 0.0:
+        mass, com, com_rot, inertia = self._overridden(node, given, library.mass,
+                                                       library.origin.xyz, library.inertia)
+        if not _physical(mass):
             return self._unphysical(node, mass)
-        if not given:
-            return library
         in_range((mass, *com, *inertia), f'<{node.kind}>: the mass properties', node.attrs.file,
                  node.attrs.line)
         return Inertial(mass, pose(com, com_rot), inertia)
@@ -568,6 +569,11 @@ class _Builder:
                                       pose((x / 2.0, y / 2.0, z / 2.0), z_to(direction)),
                                       material=_SILVER))
         return tuple(visuals)
+
+
+def _physical(mass: float) -> bool:
+    """Whether a body can have ``mass`` (finite, not negative)."""
+    return math.isfinite(mass) and mass >= 0.0
 
 
 def _free_name(name: str, tags: set[str]) -> str:

@@ -9,7 +9,7 @@ and geometry are phase 2 (:mod:`robot_formats.formats.hrdf.builder`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from lxml import etree
 
@@ -144,12 +144,15 @@ def _refuse_attributes(element: etree._Element, kind: str, file: str | None, ver
                               file, element.sourceline, code='HRDF_VERSION_GATE')
 
 
-def _child_elements(element: etree._Element, file: str | None) -> list[etree._Element]:
+def _child_elements(element: etree._Element, file: str | None
+                    ) -> Sequence[etree._Element]:
     """The element's child elements (comments and processing instructions read past); a
     SchemaError where it holds text (no HRDF element does)."""
     if element.text and element.text.strip():
         raise SchemaError(f'<{local_name(element)}> cannot contain text '
                           f'({element.text.strip()[:30]!r})', file, element.sourceline)
+    if not len(element):  # a leaf (most elements): no children, so no text after one
+        return ()
     children = []
     for child in element:
         if child.tail and child.tail.strip():

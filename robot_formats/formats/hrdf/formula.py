@@ -39,9 +39,12 @@ __all__ = ['FormulaError', 'Quirk', 'evaluate', 'leading_number', 'is_plain_numb
 
 #: The spec's "floating point" type (what 9-number rotation matrices are made of).
 PLAIN_NUMBER = re.compile(r'[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
-_NUMBER = re.compile(r'(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?')
-_HEX = re.compile(r'0[xX][0-9a-fA-F]+')
-_WORD = re.compile(r'[A-Za-z_][A-Za-z_0-9]*')
+#: An operand, in one match (its group, ``lastindex``, says which kind): a C hexadecimal
+#: number (tried first: a number would take its ``0``), a number, or a word (``pi``, or a name
+#: a formula may not use).
+_OPERAND = re.compile(r'(0[xX][0-9a-fA-F]+)|((?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)'
+                      r'|([A-Za-z_][A-Za-z_0-9]*)')
+_A_HEXADECIMAL, _A_NUMBER = 1, 2
 _STRTOD_PREFIX = re.compile(r'\s*([-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?))')
 _WHITESPACE = ' \t\r\n'
 #: Deepest nesting of parentheses and signs (keeps Python's recursion limit out of reach).
@@ -103,29 +106,23 @@ def _tokens(text: str, quirks: list[Quirk]) -> list[_Token]:
             out.append((ch, ch, i, 0.0))
             i += 1
             continue
-        hexa = _HEX.match(text, i)
-        if hexa:
-            quirks.append(Quirk(f'{hexa.group()!r} is a C hexadecimal number, not part of the '
-                                f'HRDF formula grammar; read as {int(hexa.group(), 16)} as '
-                                "HEBI's library does"))
-            out.append(('num', hexa.group(), i, float(int(hexa.group(), 16))))
-            i = hexa.end()
-            continue
-        number = _NUMBER.match(text, i)
-        if number:
-            out.append(('num', number.group(), i, float(number.group())))
-            i = number.end()
-            continue
-        word = _WORD.match(text, i)
-        if word:
-            if word.group() != 'pi':
-                hint = " (the constant is 'pi', lower case)" if word.group().lower() == 'pi' \
-                    else ''
-                raise FormulaError(f'unknown name {word.group()!r}{hint}', i)
+        operand = _OPERAND.match(text, i)
+        if operand is None:
+            raise FormulaError(f'unexpected character {ch!r}', i)
+        token, kind = operand.group(), operand.lastindex
+        if kind == _A_NUMBER:
+            out.append(('num', token, i, float(token)))
+        elif kind == _A_HEXADECIMAL:
+            quirks.append(Quirk(f'{token!r} is a C hexadecimal number, not part of the HRDF '
+                                f'formula grammar; read as {int(token, 16)} as HEBI\'s library '
+                                'does'))
+            out.append(('num', token, i, float(int(token, 16))))
+        elif token == 'pi':
             out.append(('pi', 'pi', i, math.pi))
-            i = word.end()
-            continue
-        raise FormulaError(f'unexpected character {ch!r}', i)
+        else:
+            hint = " (the constant is 'pi', lower case)" if token.lower() == 'pi' else ''
+            raise FormulaError(f'unknown name {token!r}{hint}', i)
+        i = operand.end()
     out.append(('end', '', n, 0.0))
     return out
 
