@@ -37,7 +37,6 @@ import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.qos_overriding_options import InvalidQosOverridesError, QoSOverridingOptions
 from rclpy.subscription import MessageInfo
 from sensor_msgs.msg import JointState
@@ -50,16 +49,12 @@ from robot_formats.runtime.description import Description, parse_positions
 from robot_formats.runtime.ros2_control import ControlOptions
 from robot_formats.core.errors import FormatError
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, StartupError,
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, TF_QOS, StartupError,
                                               declare_array, guarded, joint_states_qos,
                                               positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
-
-#: /tf as tf2_ros publishes it.
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                    durability=DurabilityPolicy.VOLATILE)
 
 
 #: Parameters that shape publishers, subscriptions and the served block: fixed once the node

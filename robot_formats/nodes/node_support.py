@@ -39,7 +39,7 @@ from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParam
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 __all__ = ['CAP_RANGE', 'JOINT_STATES_QOS_CHOICES', 'LATCHED_QOS', 'PERIOD_RANGE',
-           'ParameterListing', 'RATE_RANGE', 'STOP_POLL', 'StartupError', 'StopRequest',
+           'ParameterListing', 'RATE_RANGE', 'STOP_POLL', 'StartupError', 'StopRequest', 'TF_QOS',
            'choice', 'declare_array', 'guarded', 'ignore_further_interrupts', 'joint_states_qos',
            'node_usage', 'positive', 'ranged', 'run_node']
 
@@ -339,6 +339,9 @@ class StopRequest:
 #: the last message.
 LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: /tf as tf2_ros publishes it.
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                    durability=DurabilityPolicy.VOLATILE)
 
 #: Values of the ``joint_states_qos`` parameter of the nodes that turn joint states into TF.
 JOINT_STATES_QOS_CHOICES = ('sensor_data', 'reliable')

@@ -37,6 +37,10 @@ while a plan executes (docs/tmp.md, docs/guide-planner.md).
 The node never parses XML: robot_formats.formats.tmp reads the problem (and holds its state:
 :class:`~robot_formats.formats.tmp.semantics.ProblemState`), robot_formats.runtime.description the
 robots.
+
+At start-up the problem's frames go on TF first: the message modules of the markers, ~/scene,
+the services and the tf2 Buffer are imported where they are used, after the first /tf_static
+and /tf are out, not with this module.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ import math
 import time
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import rclpy
@@ -59,17 +63,9 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import ColorRGBA, String
 from tf2_msgs.msg import TFMessage
-from tf2_ros import Buffer, TransformException
-from visualization_msgs.msg import Marker, MarkerArray
 
 from moveit_msgs.msg import MoveItErrorCodes, PlanningScene
-from moveit_msgs.srv import GetPlanningScene, GraspPlanning
 from rclpy.event_handler import PublisherEventCallbacks
-from robot_formats_interfaces.msg import (Grasp, Placement, ProblemAction, ProblemObject,
-                                          ProblemRobot, Scene, SceneObject)
-from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJoints, GetGrasps,
-                                          GetObject, GetPlacements, GetProblem, ListObjects,
-                                          ResetProblem)
 
 from robot_formats.runtime.description import Description
 from robot_formats.core.errors import FormatError
@@ -81,15 +77,19 @@ from robot_formats.formats.tmp.problem import ProblemObject as CoreObject
 from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState,
                                                  grasp_rows, grasp_set, placements, pose_rows)
 from robot_formats.core.transforms import quat_to_rotation, rotation_to_quat
-from robot_formats.nodes.description_publisher import TF_QOS
 from robot_formats.nodes.executors import draining_executor
 from robot_formats.nodes.moveit_view import (PLANNING_SCENE_QOS, PLANNING_SCENE_TOPIC,
                                              GraspRefused, MoveItView, read_settings)
 from robot_formats.nodes.moveit_view import declare_parameters as declare_moveit_parameters
 from robot_formats.nodes.pose_messages import pose_msg
-from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, guarded,
+from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, TF_QOS, guarded,
                                               joint_states_qos, positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
+
+if TYPE_CHECKING:
+    from robot_formats_interfaces.msg import Grasp, Placement, ProblemObject, ProblemRobot
+    from tf2_ros import Buffer
+    from visualization_msgs.msg import Marker
 
 __all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES',
            'PUBLISH_TF_CHOICES', 'SERVICE_QOS']
@@ -306,10 +306,6 @@ class ProblemServer(Node):
         self.joint_states_qos = joint_states_qos(self)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
         self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
-        self.markers_pub = self.create_publisher(MarkerArray, '~/markers', LATCHED_QOS)
-        self.scene_pub = self.create_publisher(Scene, '~/scene', LATCHED_QOS)
-        self.tf_buffer = Buffer(node=self)
-        self.tf_listener = ForeignTfListener(self, self.tf_buffer, self.tf_pub)
         self.problem: Problem | None = None
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
@@ -324,7 +320,26 @@ class ProblemServer(Node):
             self.planning_scene_pub = self.create_publisher(
                 PlanningScene, PLANNING_SCENE_TOPIC, PLANNING_SCENE_QOS,
                 event_callbacks=PublisherEventCallbacks(matched=self._planning_scene_matched))
-        self._load()
+        self._load()  # the problem's frames on TF first; then what answers requests
+        self._serve_requests()
+
+    def _serve_requests(self) -> None:
+        """The markers and ~/scene publishers, the tf2 Buffer of other nodes' frames, the
+        services and the timer; the markers and the scene of a loaded problem published."""
+        from moveit_msgs.srv import GetPlanningScene, GraspPlanning
+        from robot_formats_interfaces.msg import Scene
+        from robot_formats_interfaces.srv import (AttachObject, DetachObject, GetActionJoints,
+                                                  GetGrasps, GetObject, GetPlacements,
+                                                  GetProblem, ListObjects, ResetProblem)
+        from tf2_ros import Buffer
+        from visualization_msgs.msg import MarkerArray
+        self.markers_pub = self.create_publisher(MarkerArray, '~/markers', LATCHED_QOS)
+        self.scene_pub = self.create_publisher(Scene, '~/scene', LATCHED_QOS)
+        self.tf_buffer: Buffer = Buffer(node=self)
+        self.tf_listener = ForeignTfListener(self, self.tf_buffer, self.tf_pub)
+        if self.problem is not None:
+            self._publish_markers()
+            self._publish_scene_if_changed()
         services = [(GetProblem, 'get_problem', self.get_problem),
                     (ListObjects, 'list_objects', self.list_objects),
                     (GetObject, 'get_object', self.get_object),
@@ -340,6 +355,10 @@ class ProblemServer(Node):
             self.create_service(kind, f'~/{name}', callback, qos_profile=SERVICE_QOS)
         self.create_timer(1.0 / self.frequency if self.frequency > 0 else UNCAPPED_PERIOD,
                           self._tick)
+        if self.problem is not None:
+            self.get_logger().info(f'serving {self.problem.path}: {len(self.problem.objects)} '
+                                   f'objects, {len(self.problem.robots)} robots, '
+                                   f'{len(self.problem.actions)} actions')
 
     # --- parameters -------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
@@ -419,11 +438,7 @@ class ProblemServer(Node):
             self.create_subscription(JointState, view.joint_states_topic,
                                      functools.partial(self.joint_states_callback, view), qos)
         self._publish_static()
-        self._publish_markers()
         self._publish_initial_tf(time.monotonic())
-        self._publish_scene_if_changed()
-        self.get_logger().info(f'serving {path}: {len(problem.objects)} objects, '
-                               f'{len(problem.robots)} robots, {len(problem.actions)} actions')
 
     def _robot_view(self, robot) -> RobotView:
         try:
@@ -458,6 +473,7 @@ class ProblemServer(Node):
         if own is not None:
             view, link = own
             return view.world_pose(link)
+        from tf2_ros import TransformException
         self._copy_own_tf_into_buffer()
         try:
             found = self.tf_buffer.lookup_transform(WORLD, frame, rclpy.time.Time())
@@ -540,6 +556,7 @@ class ProblemServer(Node):
     def _publish_scene_if_changed(self) -> None:
         """~/scene when an object changed parent or world pose since the last one."""
         assert self.state is not None
+        from robot_formats_interfaces.msg import Scene, SceneObject
         snapshot = self.state.snapshot()
         for item in snapshot:
             if item.world is not None:
@@ -586,6 +603,7 @@ class ProblemServer(Node):
         self._publish_scene_if_changed()
 
     def _publish_markers(self) -> None:
+        from visualization_msgs.msg import Marker, MarkerArray
         assert self.problem is not None
         markers: list[Marker] = [Marker(action=Marker.DELETEALL)]
         for index, obj in enumerate(self.problem.objects.values()):
@@ -605,6 +623,7 @@ class ProblemServer(Node):
 
     def _marker(self, frame: str, ns: str, index: int, kind: int, color: ColorRGBA,
                 scale=(1.0, 1.0, 1.0), mesh: str = '') -> Marker:
+        from visualization_msgs.msg import Marker
         marker = Marker(ns=ns, id=index, type=kind, action=Marker.ADD, color=color)
         marker.header.frame_id = frame
         marker.pose.orientation.w = 1.0
@@ -613,6 +632,7 @@ class ProblemServer(Node):
         return marker
 
     def _support_marker(self, name: str, region: SupportRegion, index: int) -> Marker:
+        from visualization_msgs.msg import Marker
         green = ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.5)
         if region.kind == 'polygon':
             assert region.points is not None  # a polygon has its points
@@ -633,6 +653,7 @@ class ProblemServer(Node):
         return marker
 
     def _grasp_marker_list(self, frames: np.ndarray) -> list[Marker]:
+        from visualization_msgs.msg import Marker
         markers = []
         towards_z = np.array([[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0],
                               [0.0, 0.0, 0.0, 1.0]])  # an arrow (+x) along the approach axis z
@@ -674,6 +695,7 @@ class ProblemServer(Node):
         return int(value)
 
     def _object_msg(self, obj: CoreObject, world: np.ndarray) -> ProblemObject:
+        from robot_formats_interfaces.msg import Grasp, ProblemObject
         _, state = self._loaded()
         msg = ProblemObject(name=obj.name, mesh=obj.mesh_path or '', moveable=obj.moveable,
                             parent=state.parents[obj.name])
@@ -699,6 +721,7 @@ class ProblemServer(Node):
         return msg
 
     def _robot_msg(self, robot) -> ProblemRobot:
+        from robot_formats_interfaces.msg import ProblemRobot
         view = self.robots[robot.name]
         return ProblemRobot(
             name=robot.name, description_file=robot.description_path, format=robot.format,
@@ -709,6 +732,7 @@ class ProblemServer(Node):
 
     @_answers
     def get_problem(self, request, response) -> None:
+        from robot_formats_interfaces.msg import ProblemAction
         problem, state = self._loaded()
         response.path = problem.path
         stale = []
@@ -783,6 +807,7 @@ class ProblemServer(Node):
 
     @staticmethod
     def _build_grasp_messages(found, rows: np.ndarray) -> list[Grasp]:
+        from robot_formats_interfaces.msg import Grasp
         out = []
         for gid, kind, (x, y, z, qx, qy, qz, qw) in zip(found.ids, found.types, rows.tolist()):
             msg = Grasp(id=gid, type=kind)  # fills its pose with default messages: set those
@@ -806,6 +831,7 @@ class ProblemServer(Node):
 
     @staticmethod
     def _placement_messages(found) -> list[Placement]:
+        from robot_formats_interfaces.msg import Placement
         rows = pose_rows(np.array([p.frame for p in found]))
         messages = []
         for placement, (x, y, z, qx, qy, qz, qw) in zip(found, rows.tolist()):
