@@ -69,7 +69,7 @@ its samples. Benchmarks (issue targets in brackets, :data:`TARGETS` in short):
 
 * ``first_tf``: from process start of
   ``ros2 launch robot_formats {display,world,problem}.launch.py`` to a tf2_ros Buffer resolving
-  every frame [≤ 1.5 s].
+  every frame [≤ 1.0 s].
 * ``cli_check``: ``robot-formats check`` of a small URDF in a fresh process [≤ 0.15 s], and
   of Atlas against ``python -c 'import lxml.etree'`` in paired runs [≤ 1.5×].
 
@@ -128,7 +128,7 @@ TARGETS = {
     'sdformat_load': '≤ 0.05× libsdformat per corpus file; 1,000 models from 1,000 files ≤ 0.4 s',
     'skel_load': 'ratio to dartpy\'s `readWorld` printed; ≤ 1.5× the landed main\'s',
     'problem_server': 'get_grasps(360) p99 ≤ 3× a trivial service; 500 req/s from 4 clients',
-    'first_tf': 'first complete TF tree ≤ 1.5 s after `ros2 launch`',
+    'first_tf': 'first complete TF tree ≤ 1.0 s after `ros2 launch`',
     'cli_check': '`robot-formats check` of a small file ≤ 0.15 s; of Atlas ≤ 1.5× '
                  '`python -c \'import lxml.etree\'` (median of paired runs)',
     'scale_tree': '5,000 links served, TF complete; 1,000 moving joints at 100 Hz, p99 ≤ 2 ms',
