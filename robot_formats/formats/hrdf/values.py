@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Callable
 
 from lxml import etree
 
@@ -65,7 +66,7 @@ class HrdfContext(ReadingContext):
 class Attrs:
     """Typed, version-aware access to one element's attributes."""
 
-    __slots__ = ('element', 'file', 'line', 'version', 'ctx', 'kind', 'names')
+    __slots__ = ('element', 'file', 'line', 'version', 'ctx', 'kind', 'names', 'get')
 
     def __init__(self, element: etree._Element, file: str | None, version: Version,
                  ctx: HrdfContext, kind: str | None = None) -> None:
@@ -79,11 +80,11 @@ class Attrs:
         self.kind = local_name(element) if kind is None else kind
         #: The attribute names, in document order (read once: lxml builds them per access).
         self.names: list[str] = element.keys()
+        #: ``get(name)``: an attribute's text, or None when the element has none: the
+        #: element's own ``get`` (a read of an attribute is one call, and there are many)
+        self.get: Callable[[str], str | None] = element.get
 
     # --- helpers ----------------------------------------------------------------------------
-    def get(self, name: str) -> str | None:
-        return self.element.get(name)
-
     def warn(self, message: str, code: str = 'HRDF_WARNING') -> None:
         """:meth:`~robot_formats.core.reading.ReadingContext.warn` at this element."""
         self.ctx.warn(message, self.line, code, file=self.file)
