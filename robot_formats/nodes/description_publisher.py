@@ -32,6 +32,7 @@ read at start-up only. Frame ids are the document's frame names (see docs/nodes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
@@ -43,8 +44,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from robot_formats_interfaces.srv import Reload
-
 from robot_formats.runtime.description import Description, parse_positions
 from robot_formats.runtime.ros2_control import ControlOptions
 from robot_formats.core.errors import FormatError
@@ -53,6 +52,9 @@ from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, TF_QOS, St
                                               declare_array, guarded, joint_states_qos,
                                               positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
+
+if TYPE_CHECKING:
+    from robot_formats_interfaces.srv import Reload
 
 __all__ = ['DescriptionPublisher', 'main', 'LATCHED_QOS', 'TF_QOS']
 
@@ -103,10 +105,11 @@ class DescriptionPublisher(Node):
         if self.get_parameter('publish_joint_states').value:
             self.joint_states_pub = self.create_publisher(JointState, 'joint_states', 10)
         self._subscribe_joint_states()
-        self.create_service(Reload, '~/reload', self.reload_callback)
-
         self._timer = self.create_timer(self._timer_period(), self.timer_callback)
         self._try_initial_load()
+        # after the first TF: nothing before it needs ~/reload (or its message module)
+        from robot_formats_interfaces.srv import Reload
+        self.create_service(Reload, '~/reload', self.reload_callback)
         self.add_pre_set_parameters_callback(self.load_before_set)
         self.add_on_set_parameters_callback(self.parameters_callback)
         self.add_post_set_parameters_callback(self.apply_after_set)
