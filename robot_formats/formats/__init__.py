@@ -286,6 +286,8 @@ def read_problem(path: str | Path, warnings: list[Diagnostic] | None = None, *,
 def _split_notes(diagnostics: list[Diagnostic]
                  ) -> tuple[tuple[Diagnostic, ...], tuple[Diagnostic, ...]]:
     """(warnings, notes): strict mode refuses a document for its warnings only."""
+    if not diagnostics:  # (most documents)
+        return (), ()
     return (tuple(d for d in diagnostics if not d.is_note),
             tuple(d for d in diagnostics if d.is_note))
 

@@ -311,10 +311,10 @@ class _UrdfParser:
                 inertial_el = child
         inertial = (self.readable(self.inertial, inertial_el, name)
                     if inertial_el is not None else None)
-        visuals = [self.readable(self.visual, v, name) for v in visual_els]
-        collisions = [self.readable(self.collision, c, name) for c in collision_els]
-        return Link(name, inertial, tuple(v for v in visuals if v is not None),
-                    tuple(c for c in collisions if c is not None), element.sourceline)
+        visuals = tuple(filter(None, [self.readable(self.visual, v, name) for v in visual_els]))
+        collisions = tuple(filter(None, [self.readable(self.collision, c, name)
+                                         for c in collision_els]))  # (None: left out)
+        return Link(name, inertial, visuals, collisions, element.sourceline)
 
     def readable(self, read, element: etree._Element, link: str):
         """``read(element)``, or None with a warning where urdfdom leaves the element out."""
@@ -357,8 +357,8 @@ class _UrdfParser:
             if missing:
                 raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.ctx.file,
                                   inertia_el.sourceline)
-            ixx, ixy, ixz, iyy, iyz, izz = (self.ctx.number(inertia_el, attribute=key)
-                                            for key in _INERTIA)
+            ixx, ixy, ixz, iyy, iyz, izz = [self.ctx.number(inertia_el, attribute=key)
+                                            for key in _INERTIA]
             return ixx, ixy, ixz, iyy, iyz, izz
         except (SchemaError, InvalidValueError) as error:
             _refuse_out_of_range(error)
