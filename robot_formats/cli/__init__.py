@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
 from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
                          add_world_option, configuration, load_file, print_warnings)
@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = COMMANDS.get(argv[0], ('', ''))[1] if argv else ''
     if isinstance(where, tuple):
         run_program(where, argv[1:])
-    parser = _parser(_command_word(argv))
+    parser = _parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, 'command', None):
         parser.print_help()
@@ -99,12 +99,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _command_word(argv: Sequence[str]) -> str | None:
-    """The subcommand named on the command line (the first word that is no option: the
-    top-level options, --help and --version, take no value), or None."""
-    return next((word for word in argv if not word.startswith('-')), None)
-
-
 def run_program(program: Program, args: Sequence[str]) -> NoReturn:
     """Replace this process by ``python PROGRAM ARGS`` (same interpreter, environment, working
     directory and process id: signals, exit code and limits are the program's)."""
@@ -117,23 +111,61 @@ def _adder(where: str) -> Callable[[argparse._SubParsersAction], None]:
     return imported(where)
 
 
-def _parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser: ``command`` (if any) complete, every other command by its
-    name and help line only (enough for ``--help`` and for refusing an unknown command)."""
-    parser = argparse.ArgumentParser(
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as argparse makes it (:func:`_terminal_columns`)
+    without importing shutil for it: argparse makes a formatter for every argument it adds (to
+    check its metavar), and its own sizes itself with ``shutil.get_terminal_size``, whose module
+    imports bz2, lzma and zlib, on every start, for help that is seldom printed."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_terminal_columns() - 2)  # (argparse's margin)
+
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``: ``$COLUMNS`` if it is a positive number, else
+    the width of the terminal standard output is, else 80."""
+    try:
+        columns = int(os.environ['COLUMNS'])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0 or sys.__stdout__ is None:
+        return columns if columns > 0 else 80
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (ValueError, OSError):  # standard output is closed, or no terminal
+        return 80
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """The command line's parsers (the top level's, and each command's: argparse makes a
+    command's parser of its parent's class), formatted by :class:`_HelpFormatter`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(formatter_class=_HelpFormatter, **kwargs)
+
+
+def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of the command line ``argv``: its command (the first word that is no option:
+    the top-level options, --help and --version, take no value) complete, every other command
+    by its name and help line only, enough for ``--help`` and for refusing an unknown command.
+    A command line that starts with a command run in this process can do neither, so its
+    parser has that command alone (with the others its function adds)."""
+    parser = _ArgumentParser(
         prog='robot-formats',
         description='Read robot, scene, problem and motion files; convert them to URDF; '
                     'inspect their frames; run the ROS 2 nodes.')
     from robot_formats import __version__
     parser.add_argument('--version', action='version', version=f'robot-formats {__version__}')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
+    command = next((word for word in argv if not word.startswith('-')), None)
     chosen = COMMANDS[command][1] if command in COMMANDS else None
+    alone = isinstance(chosen, str) and argv[0] == command
     for name, (help_line, where) in COMMANDS.items():
         if name in sub.choices:
             continue  # added with the chosen command by the same function
         if where == chosen and isinstance(where, str):
             _adder(where)(sub)
-        else:
+        elif not alone:
             sub.add_parser(name, help=help_line)
     return parser
 

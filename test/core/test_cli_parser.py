@@ -25,15 +25,46 @@ def test_the_table_has_both_kinds() -> None:
     assert set(PROGRAMS) == {'record', 'tf-echo'}
 
 
+def _helps(parser: argparse.ArgumentParser) -> dict[str, str | None]:
+    return {action.dest: action.help for action in _sub(parser)._choices_actions}
+
+
+def test_the_command_list_is_the_table() -> None:
+    """Without a command, with an unknown one, or with an option before the command (``--help
+    check``), the parser lists every command of the table, in its order, with its help
+    line."""
+    every = {name: line for name, (line, _) in cli.COMMANDS.items()}
+    assert _helps(cli._parser()) == every
+    assert _helps(cli._parser(['no-such-command'])) == every
+    assert _helps(cli._parser(['--help', 'check'])) == every  # the top level's help
+
+
 @pytest.mark.parametrize('command', IN_PROCESS)
 def test_each_command_is_listed_with_its_own_help_line(command: str) -> None:
     """The help line in the table is the one the command's parser gives (the table is what
-    `--help` shows without importing the command), and the command gets a handler."""
-    parser = cli._parser(command)
-    helps = {action.dest: action.help for action in _sub(parser)._choices_actions}
-    assert list(helps) == list(cli.COMMANDS)
+    `--help` shows without importing the command), and the command gets a handler. A command
+    line naming it builds its parser alone (with those its function adds), not the others."""
+    parser = cli._parser([command])
+    helps = _helps(parser)
     assert helps[command] == cli.COMMANDS[command][0]
     assert _sub(parser).choices[command].get_default('handler') is not None
+    where = cli.COMMANDS[command][1]
+    assert list(helps) == [name for name, (_, other) in cli.COMMANDS.items() if other == where]
+
+
+@pytest.mark.parametrize('columns', ['30', '200'])
+def test_help_is_as_wide_as_columns_says(columns: str, monkeypatch, capsys) -> None:
+    """Help is wrapped to ``$COLUMNS`` as argparse's own formatter wraps it."""
+    monkeypatch.setenv('COLUMNS', columns)
+    with pytest.raises(SystemExit):
+        cli.main(['check', '--help'])
+    ours = capsys.readouterr().out
+    parser = argparse.ArgumentParser(prog='robot-formats check')
+    parser.add_argument('path')
+    parser.add_argument('--strict', action='store_true', help='treat warnings as errors')
+    cli.add_world_option(parser)
+    assert ours == parser.format_help()
+    assert max(map(len, ours.splitlines())) <= int(columns)
 
 
 @pytest.mark.parametrize('command', PROGRAMS)
