@@ -305,7 +305,9 @@ class ProblemServer(Node):
         self.frequency = positive(self, 'publish_frequency', allow_zero=True)  # 0: no cap
         self.joint_states_qos = joint_states_qos(self)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
-        self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
+        self.tf_pub = self.create_publisher(
+            TFMessage, '/tf', TF_QOS,
+            event_callbacks=PublisherEventCallbacks(matched=self._tf_subscriber_matched))
         self.problem: Problem | None = None
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
@@ -525,6 +527,17 @@ class ProblemServer(Node):
                 continue
             view.last_initial_tf = now
             self.tf_pub.publish(view.moving_message(view.all_moving, *self._stamp()))
+
+    @guarded
+    def _tf_subscriber_matched(self, info) -> None:
+        """A new /tf subscriber (a tf2 listener, rviz2) gets every robot's moving joints at
+        once: /tf is volatile, and the message sent at load went out before it had matched, so
+        without this it would wait for the next joint state or initial-configuration period."""
+        if info.current_count_change <= 0:
+            return
+        for view in self.robots.values():
+            if view.publish_tf == 'all' and view.all_moving.edges.size:
+                self.tf_pub.publish(view.moving_message(view.all_moving, *self._stamp()))
 
     @guarded
     def _tick(self) -> None:

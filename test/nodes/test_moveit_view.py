@@ -594,14 +594,20 @@ def test_an_object_on_another_robot_moves_in_the_world_by_move_diffs(module_laun
     helper = kitchen.side.node.create_publisher(JointState, '/helper/joint_states', RELIABLE)
     names = ['shoulder_pan', 'shoulder_lift', 'elbow', 'wrist_roll', 'finger_left']
     msg = JointState(name=names, position=[0.4, 0.1, 0.3, 0.2, 0.01])
-    msg.header.stamp = kitchen.side.node.get_clock().now().to_msg()
-    stamp = rclpy.time.Time.from_msg(msg.header.stamp)
     received = kitchen.mirror.received
-    kitchen.side.spin_until(lambda: kitchen.buffer.can_transform('world', 'helper/tool_frame',
-                                                                 stamp),
-                            what='the helper at its new joint state on TF',
-                            process=kitchen.run.process, every=lambda: helper.publish(msg))
-    expected = to_root @ kitchen.tf('helper/tool_frame', stamp=stamp) @ held
+
+    def publish_now() -> None:
+        # stamped now each time: problem_server re-sends the initial configuration, stamped
+        # when sent, until the helper's first joint state, and TF's latest must be this one
+        msg.header.stamp = kitchen.side.node.get_clock().now().to_msg()
+        helper.publish(msg)
+
+    still = kitchen.tf('helper/tool_frame')
+    kitchen.side.spin_until(
+        lambda: np.max(np.abs(kitchen.tf('helper/tool_frame') - still)) > TOL,
+        what='the helper at its new joint state on TF', process=kitchen.run.process,
+        every=publish_now)
+    expected = to_root @ kitchen.tf('helper/tool_frame') @ held
 
     def glass_moved() -> bool:
         pose = Picture.of(kitchen.scene(), kitchen.urdf.root).world['glass2'][0]
