@@ -13,7 +13,8 @@ source lines), for every format and for floating and multi-DoF joints too:
   rate-capped by ``publish_frequency`` on the messages' ``header.stamp`` unless
   ``ignore_timestamp`` (:class:`robot_formats.runtime.tf_solver.JointStateTf`); messages whose
   name and position lengths differ are dropped with a throttled warning; unknown names are
-  ignored; the subscription's QoS takes rclpy's ``qos_overrides`` parameters;
+  ignored; the subscription's QoS takes rclpy's ``qos_overrides`` parameters; a new /tf
+  subscriber (a tf2 listener) gets the current configuration when it matches;
 * with ``publish_joint_states``, the current configuration (at first the initial one) on
   ``joint_states`` at ``publish_frequency``, so rviz shows the whole tree with no other node;
 * with ``ros2_control`` (``mock``, ``gazebo`` or a hardware plugin name), the description carries

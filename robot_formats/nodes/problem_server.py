@@ -10,6 +10,7 @@ while a plan executes (docs/tmp.md, docs/guide-planner.md).
   :class:`~robot_formats.runtime.tf_solver.JointStateTf` rules), or only the base placement
   (``base``: robot_state_publisher / description_publisher with ``frame_prefix:=<robot>/``
   publishes the rest), or nothing (``none``: Gazebo or another node publishes the whole robot).
+  A new /tf subscriber (a tf2 listener) gets every ``all`` robot's moving joints when it matches.
 * Objects are on ``/tf_static`` as children of their parent — ``world``, the object carrying
   them, or any TF frame such as a gripper link — so an attached object rides on its parent
   frame as TF reports it, whoever publishes that frame. Attach fixes the pose relative to the
