@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
 
 from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
                          add_world_option, configuration, load_file, print_warnings)
@@ -111,46 +111,13 @@ def _adder(where: str) -> Callable[[argparse._SubParsersAction], None]:
     return imported(where)
 
 
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's help formatter, as wide as argparse makes it (:func:`_terminal_columns`)
-    without importing shutil for it: argparse makes a formatter for every argument it adds (to
-    check its metavar), and its own sizes itself with ``shutil.get_terminal_size``, whose module
-    imports bz2, lzma and zlib, on every start, for help that is seldom printed."""
-
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=_terminal_columns() - 2)  # (argparse's margin)
-
-
-def _terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``: ``$COLUMNS`` if it is a positive number, else
-    the width of the terminal standard output is, else 80."""
-    try:
-        columns = int(os.environ['COLUMNS'])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns > 0 or sys.__stdout__ is None:
-        return columns if columns > 0 else 80
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
-    except (ValueError, OSError):  # standard output is closed, or no terminal
-        return 80
-
-
-class _ArgumentParser(argparse.ArgumentParser):
-    """The command line's parsers (the top level's, and each command's: argparse makes a
-    command's parser of its parent's class), formatted by :class:`_HelpFormatter`."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(formatter_class=_HelpFormatter, **kwargs)
-
-
 def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser of the command line ``argv``: its command (the first word that is no option:
     the top-level options, --help and --version, take no value) complete, every other command
     by its name and help line only, enough for ``--help`` and for refusing an unknown command.
     A command line that starts with a command run in this process can do neither, so its
     parser has that command alone (with the others its function adds)."""
-    parser = _ArgumentParser(
+    parser = argparse.ArgumentParser(
         prog='robot-formats',
         description='Read robot, scene, problem and motion files; convert them to URDF; '
                     'inspect their frames; run the ROS 2 nodes.')

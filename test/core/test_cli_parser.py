@@ -52,21 +52,6 @@ def test_each_command_is_listed_with_its_own_help_line(command: str) -> None:
     assert list(helps) == [name for name, (_, other) in cli.COMMANDS.items() if other == where]
 
 
-@pytest.mark.parametrize('columns', ['30', '200'])
-def test_help_is_as_wide_as_columns_says(columns: str, monkeypatch, capsys) -> None:
-    """Help is wrapped to ``$COLUMNS`` as argparse's own formatter wraps it."""
-    monkeypatch.setenv('COLUMNS', columns)
-    with pytest.raises(SystemExit):
-        cli.main(['check', '--help'])
-    ours = capsys.readouterr().out
-    parser = argparse.ArgumentParser(prog='robot-formats check')
-    parser.add_argument('path')
-    parser.add_argument('--strict', action='store_true', help='treat warnings as errors')
-    cli.add_world_option(parser)
-    assert ours == parser.format_help()
-    assert max(map(len, ours.splitlines())) <= int(columns)
-
-
 @pytest.mark.parametrize('command', PROGRAMS)
 def test_each_program_answers_its_help_with_the_tables_help_line(command: str) -> None:
     """`robot-formats COMMAND --help` is the program's help: its usage names the command, its
