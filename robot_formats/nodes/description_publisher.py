@@ -13,8 +13,7 @@ source lines), for every format and for floating and multi-DoF joints too:
   rate-capped by ``publish_frequency`` on the messages' ``header.stamp`` unless
   ``ignore_timestamp`` (:class:`robot_formats.runtime.tf_solver.JointStateTf`); messages whose
   name and position lengths differ are dropped with a throttled warning; unknown names are
-  ignored; the subscription's QoS takes rclpy's ``qos_overrides`` parameters; a new /tf
-  subscriber (a tf2 listener) gets the current configuration when it matches;
+  ignored; the subscription's QoS takes rclpy's ``qos_overrides`` parameters;
 * with ``publish_joint_states``, the current configuration (at first the initial one) on
   ``joint_states`` at ``publish_frequency``, so rviz shows the whole tree with no other node;
 * with ``ros2_control`` (``mock``, ``gazebo`` or a hardware plugin name), the description carries
@@ -38,7 +37,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
-from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.parameter import Parameter
 from rclpy.qos_overriding_options import InvalidQosOverridesError, QoSOverridingOptions
 from rclpy.subscription import MessageInfo
@@ -101,9 +99,7 @@ class DescriptionPublisher(Node):
 
         self.description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
-        self.tf_pub = self.create_publisher(
-            TFMessage, '/tf', TF_QOS,
-            event_callbacks=PublisherEventCallbacks(matched=self.tf_subscriber_matched))
+        self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self.joint_states_pub = None
         self._own_gid: bytes | None = None  # the joint_states publisher's, once the graph has it
         if self.get_parameter('publish_joint_states').value:
@@ -469,16 +465,6 @@ class DescriptionPublisher(Node):
         poses = description.solver.solve_plan(self.positions, plan)
         self.tf_pub.publish(self._tf_templates[plan].fill(*divmod(stamp, 1_000_000_000), poses))
         self.tf_published += 1
-
-    @guarded
-    def tf_subscriber_matched(self, info) -> None:
-        """A new /tf subscriber (a tf2 listener, rviz2) gets the current configuration at
-        once: /tf is volatile, and the message sent when the description was served went out
-        before it had matched, so without this it would wait for the next timer tick or joint
-        state to see the moving frames."""
-        if info.current_count_change > 0 and self.description is not None \
-                and self._all_moving is not None:
-            self._publish_moving(self._all_moving, self._clock_now())
 
     @guarded
     def timer_callback(self) -> None:

@@ -10,7 +10,6 @@ while a plan executes (docs/tmp.md, docs/guide-planner.md).
   :class:`~robot_formats.runtime.tf_solver.JointStateTf` rules), or only the base placement
   (``base``: robot_state_publisher / description_publisher with ``frame_prefix:=<robot>/``
   publishes the rest), or nothing (``none``: Gazebo or another node publishes the whole robot).
-  A new /tf subscriber (a tf2 listener) gets every ``all`` robot's moving joints when it matches.
 * Objects are on ``/tf_static`` as children of their parent — ``world``, the object carrying
   them, or any TF frame such as a gripper link — so an attached object rides on its parent
   frame as TF reports it, whoever publishes that frame. Attach fixes the pose relative to the
@@ -306,9 +305,7 @@ class ProblemServer(Node):
         self.frequency = positive(self, 'publish_frequency', allow_zero=True)  # 0: no cap
         self.joint_states_qos = joint_states_qos(self)
         self.tf_static_pub = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
-        self.tf_pub = self.create_publisher(
-            TFMessage, '/tf', TF_QOS,
-            event_callbacks=PublisherEventCallbacks(matched=self._tf_subscriber_matched))
+        self.tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS)
         self.problem: Problem | None = None
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
@@ -528,17 +525,6 @@ class ProblemServer(Node):
                 continue
             view.last_initial_tf = now
             self.tf_pub.publish(view.moving_message(view.all_moving, *self._stamp()))
-
-    @guarded
-    def _tf_subscriber_matched(self, info) -> None:
-        """A new /tf subscriber (a tf2 listener, rviz2) gets every robot's moving joints at
-        once: /tf is volatile, and the message sent at load went out before it had matched, so
-        without this it would wait for the next joint state or initial-configuration period."""
-        if info.current_count_change <= 0:
-            return
-        for view in self.robots.values():
-            if view.publish_tf == 'all' and view.all_moving.edges.size:
-                self.tf_pub.publish(view.moving_message(view.all_moving, *self._stamp()))
 
     @guarded
     def _tick(self) -> None:
