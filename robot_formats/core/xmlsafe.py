@@ -286,15 +286,8 @@ def number(text: str) -> float:
 
 def numbers(text: str) -> tuple[float, ...]:
     """The whitespace-separated :func:`number` s of ``text``; ValueError for the first entry
-    that is not one. Read as one batch (``float`` of every entry, then one look at the lot);
-    entry by entry, by :func:`number`, only when the batch finds a fault, to name it."""
-    try:
-        values: tuple[float, ...] | None = tuple(map(float, text.split()))
-    except ValueError:
-        values = None
-    if values is not None and '_' not in text and all(map(math.isfinite, values)):
-        return values
-    return tuple(map(number, text.split()))  # raises for the first entry at fault
+    that is not one."""
+    return tuple(map(number, text.split()))
 
 
 @overload
