@@ -24,7 +24,6 @@ from lxml import etree
 from robot_formats.core.errors import (Diagnostic, DuplicateNameError, FormatError,
                                        InvalidValueError, ReferenceError, SchemaError,
                                        StructureError, UnsupportedError)
-from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinder, Dynamics,
                                       Ellipsoid, Inertial, JointType, Limits, Material, Mesh,
                                       Plane, Sphere, Visual)
@@ -355,8 +354,7 @@ class SdfLoader:
                              ctx.vector(child(shape, 'size'), 2, (0.0, 0.0)))
             if tag == 'mesh':
                 uri = text(child(shape, 'uri'))
-                base = Path(ctx.file).resolve().parent if ctx.file else None
-                return Mesh(mesh_uri(uri, base) if uri else uri,
+                return Mesh(ctx.uri(uri) if uri else uri,
                             ctx.vector(child(shape, 'scale'), 3, (1.0, 1.0, 1.0)))
         return None
 

@@ -28,7 +28,6 @@ from lxml import etree
 from robot_formats.core import meshes
 from robot_formats.core.errors import InvalidValueError, SchemaError
 from robot_formats.core.files import is_regular_file
-from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.model import (Box, Capsule, Cone, Cylinder, Ellipsoid, Geometry, Mesh,
                                       Plane, Pose, SoftBody, Sphere, Vec3, vec3)
 from robot_formats.core.xmlsafe import local_name
@@ -209,7 +208,7 @@ def _mesh(ctx: SkelContext, shape: etree._Element) -> Mesh:
     if not filename:
         raise SchemaError('<file_name> is empty', ctx.file, name_el.sourceline)
     scale = ctx.vector(require(ctx, shape, 'scale', '<mesh> (DART reads no mesh without it)'), 3)
-    uri = mesh_uri(filename, ctx.base_dir)
+    uri = ctx.uri(filename)
     if uri.startswith('file://') and not is_regular_file(urlparse(uri).path):
         ctx.warn(f'mesh file {filename!r} does not exist (DART 6.20 crashes on this file); '
              'kept as written', name_el.sourceline, 'SKEL_MISSING_MESH')
