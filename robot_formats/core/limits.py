@@ -17,7 +17,8 @@ from typing import Iterable
 from robot_formats.core.errors import CycleError, InvalidValueError, LimitError
 
 __all__ = ['MAX_YAML_BYTES', 'MAX_MESH_BYTES', 'MAX_INCLUDE_DEPTH', 'MAX_NESTED_LOADS',
-           'MAX_LOAD_DOCUMENTS', 'MAX_LOAD_BYTES', 'MAX_MAGNITUDE', 'LoadBudget', 'in_range']
+           'MAX_LOAD_DOCUMENTS', 'MAX_LOAD_BYTES', 'MAX_MAGNITUDE', 'LoadBudget', 'in_range',
+           'within_range']
 
 #: Largest YAML side file (a TMP configuration mapping, an XMDI servo mapping, a controllers
 #: file, a file xacro's ``load_yaml`` reads). Real ones are a few kilobytes.
@@ -42,13 +43,19 @@ MAX_LOAD_BYTES = 512 << 20
 MAX_MAGNITUDE = 1e18
 
 
+def within_range(value: float) -> bool:
+    """Whether a model may hold ``value``: finite and at most ``MAX_MAGNITUDE`` in magnitude
+    (false for nan too). The one statement of the rule :func:`in_range` enforces."""
+    return -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE
+
+
 def in_range(values: Iterable[float], what: str, file: str | None, line: int | None) -> None:
     """Refuse (InvalidValueError VALUE_OUT_OF_RANGE naming ``what``) a value that is not finite
     or beyond ``±MAX_MAGNITUDE``: the rule for every number a model holds, applied where a
     reader reads it (``ReadingContext`` with ``bounded``), where a value is derived from
     others (a chain of mimics), and by :func:`robot_formats.core.ranges.check_ranges`."""
     for value in values:
-        if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # (false for nan too)
+        if not within_range(value):
             reason = ('beyond the largest magnitude a model may hold, '
                       f'{MAX_MAGNITUDE:g} (docs/limits.md)' if value == value
                       and abs(value) != float('inf') else 'not a finite number')

@@ -29,7 +29,7 @@ from typing import Literal, overload
 from lxml import etree
 
 from robot_formats.core.errors import Diagnostic, InvalidValueError, SchemaError
-from robot_formats.core.limits import MAX_MAGNITUDE, LoadBudget, in_range
+from robot_formats.core.limits import LoadBudget, in_range, within_range
 from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.xmlsafe import floats, local_name, number, numbers
 
@@ -147,7 +147,7 @@ class ReadingContext:
             values = None
         if values is None or (count is not None and len(values) != count):
             values = self.read_past(element, text, count, attribute)
-        elif not values or -MAX_MAGNITUDE <= min(values) and max(values) <= MAX_MAGNITUDE:
+        elif all(map(within_range, values)):
             self._vectors[text] = values
             return values
         if bounded:
@@ -186,7 +186,7 @@ class ReadingContext:
         except ValueError:  # not one finite number: as :meth:`vector` finds it
             value = self.read_past(element, text, 1, attribute)[0]
         else:
-            if -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+            if within_range(value):
                 self._numbers[text] = value
                 return value
         if bounded:
