@@ -9,9 +9,10 @@ Warnings go to stderr as ``file:line: warning: message`` and never change the ex
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
 from robot_formats.cli.common import (EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, UsageError,
                          add_world_option, configuration, load_file, print_warnings)
@@ -111,13 +112,30 @@ def _adder(where: str) -> Callable[[argparse._SubParsersAction], None]:
     return imported(where)
 
 
+#: The formatter the parsers are built with. argparse makes a formatter for every argument it
+#: adds, only to check that its metavar fits its nargs, and for the subcommands' program name;
+#: neither reads the width, and argparse's own formatter, sized to the terminal, imports shutil
+#: (with bz2 and lzma) to find it. Help and errors are formatted by argparse's own formatter,
+#: set on every parser once it is built (:func:`_parser`).
+_BUILDING_FORMATTER = functools.partial(argparse.HelpFormatter, width=80)
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """The command line's parsers (the top level's, and each command's: argparse makes a
+    command's parser of its parent's class), built with :data:`_BUILDING_FORMATTER`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(formatter_class=_BUILDING_FORMATTER, **kwargs)
+
+
 def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser of the command line ``argv``: its command (the first word that is no option:
     the top-level options, --help and --version, take no value) complete, every other command
     by its name and help line only, enough for ``--help`` and for refusing an unknown command.
     A command line that starts with a command run in this process can do neither, so its
-    parser has that command alone (with the others its function adds)."""
-    parser = argparse.ArgumentParser(
+    parser has that command alone (with the others its function adds). Built, every parser
+    formats its help and errors with argparse's own formatter, as wide as the terminal."""
+    parser = _ArgumentParser(
         prog='robot-formats',
         description='Read robot, scene, problem and motion files; convert them to URDF; '
                     'inspect their frames; run the ROS 2 nodes.')
@@ -134,6 +152,8 @@ def _parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
             _adder(where)(sub)
         elif not alone:
             sub.add_parser(name, help=help_line)
+    for built in (parser, *sub.choices.values()):
+        built.formatter_class = argparse.HelpFormatter
     return parser
 
 

@@ -52,6 +52,28 @@ def test_each_command_is_listed_with_its_own_help_line(command: str) -> None:
     assert list(helps) == [name for name, (_, other) in cli.COMMANDS.items() if other == where]
 
 
+@pytest.mark.parametrize('columns', ['30', '200'])
+def test_help_is_argparses_own_as_wide_as_columns_says(columns: str, monkeypatch,
+                                                       capsys) -> None:
+    """The parsers are built with a formatter of their own (no shutil), but help is formatted
+    by argparse's, wrapped to ``$COLUMNS``: a command's and the top level's."""
+    monkeypatch.setenv('COLUMNS', columns)
+    with pytest.raises(SystemExit):
+        cli.main(['check', '--help'])
+    ours = capsys.readouterr().out
+    parser = argparse.ArgumentParser(prog='robot-formats check')
+    parser.add_argument('path')
+    parser.add_argument('--strict', action='store_true', help='treat warnings as errors')
+    cli.add_world_option(parser)
+    assert ours == parser.format_help()
+    assert max(map(len, ours.splitlines())) <= int(columns)
+    with pytest.raises(SystemExit):
+        cli.main(['--help'])
+    top = capsys.readouterr().out
+    description = cli._parser().description
+    assert (description in top.splitlines()) == (columns == '200'), top
+
+
 @pytest.mark.parametrize('command', PROGRAMS)
 def test_each_program_answers_its_help_with_the_tables_help_line(command: str) -> None:
     """`robot-formats COMMAND --help` is the program's help: its usage names the command, its

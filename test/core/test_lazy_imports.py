@@ -21,9 +21,10 @@ CLI_MODULES = ('import json, sys\n'
                'print(json.dumps(sorted(sys.modules)))\n'
                'sys.exit(code)\n')
 
-#: What only other commands, other formats or the nodes use.
+#: What only other commands, other formats or the nodes use (shutil, with bz2 and lzma: what
+#: argparse imports to size help to the terminal, printed by no check that runs).
 NOT_FOR_A_URDF_CHECK = (
-    'numpy', 'rclpy', 'secrets', 'hashlib', 'robot_formats.nodes',
+    'numpy', 'rclpy', 'secrets', 'hashlib', 'shutil', 'bz2', 'lzma', 'robot_formats.nodes',
     'robot_formats.runtime',
     'robot_formats.presentation', 'robot_formats.core.xmlrepair',
     'robot_formats.formats.xacro_expansion', 'robot_formats.core.xacro_process',
