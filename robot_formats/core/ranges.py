@@ -36,6 +36,8 @@ __all__ = ['check_ranges', 'check_name']
 #: Joints that move along or about an axis (their ``axis``, and ``axis2`` for two of them).
 _AXIAL = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
                     JointType.SCREW, JointType.UNIVERSAL, JointType.PLANAR})
+#: Joints with a second axis (``axis2``) that needs a direction too.
+_TWO_AXES = (JointType.UNIVERSAL, JointType.PLANAR)
 
 
 def check_ranges(scene: Scene) -> None:
@@ -43,21 +45,22 @@ def check_ranges(scene: Scene) -> None:
     member without a name: InvalidValueError (code ``VALUE_OUT_OF_RANGE``) or SchemaError
     (``NAME_EMPTY``) with the member's file and line. (A chain of mimics, whose multipliers
     multiply, is checked where the kinematic tree composes it.)"""
+    checked: set[int] = set()
     for model in scene.models:
-        _model(model, model.source or scene.source)
+        _model(model, model.source or scene.source, checked)
     for frame in scene.frames:
         _frame(frame, scene.source)
     for joint in scene.joints:
-        _joint(joint, scene.source)
+        _joint(joint, scene.source, checked)
 
 
-def _model(model: Model, file: str | None) -> None:
+def _model(model: Model, file: str | None, checked: set[int]) -> None:
     pose = model.pose
     in_range((*pose.xyz, *pose.quat), f'model {model.name!r}: the pose', file, None)
     for link in model.links:
         _link(link, file)
     for joint in model.joints:
-        _joint(joint, file)
+        _joint(joint, file, checked)
     for frame in model.frames:
         _frame(frame, file)
     for values, what in ((model.initial_positions, 'initial positions'),
@@ -94,7 +97,9 @@ def _link(link: Link, file: str | None) -> None:
                            soft.damping))), f'{what}: the soft body', file, line)
 
 
-def _joint(joint: Joint, file: str | None) -> None:
+def _joint(joint: Joint, file: str | None, checked: set[int]) -> None:
+    """``checked``: the ids of the parts shared between joints checked so far (a reader gives
+    most coordinates one shared :class:`DofDynamics`, which is checked once)."""
     what, line = f'joint {joint.name!r}', joint.line
     check_name(joint.name, 'joint', file, line)
     origin, offset = joint.origin, joint.child_offset
@@ -110,6 +115,9 @@ def _joint(joint: Joint, file: str | None) -> None:
         in_range((joint.dynamics.damping, joint.dynamics.friction), f'{what}: the dynamics',
                  file, line)
     for dof in joint.dof_dynamics:
+        if id(dof) in checked:
+            continue
+        checked.add(id(dof))
         in_range(_given((dof.damping, dof.friction, dof.spring_stiffness, dof.rest_position,
                          *dof.velocity_limits, *dof.acceleration_limits, *dof.force_limits)),
                  f'{what}: the dynamics of a coordinate', file, line)
@@ -118,14 +126,12 @@ def _joint(joint: Joint, file: str | None) -> None:
 
 
 def _direction(joint: Joint, what: str, file: str | None, line: int | None) -> None:
-    """A joint that moves along or about its axis needs a direction: a unit vector can be made
-    of its axis, and of its second axis (universal, planar); a plane's two axes are not
-    parallel."""
-    first = _unit(joint.axis)
-    two = joint.axis2 is not None and joint.type in (JointType.UNIVERSAL, JointType.PLANAR)
-    second = _unit(joint.axis2) if two and joint.axis2 is not None else None
-    if first is not None and (not two or second is not None and (
-            joint.type is not JointType.PLANAR or _apart(first, second))):
+    """A joint that moves along or about its axis needs a direction: its axis, and its second
+    axis (universal, planar), have a length (their numbers are finite, checked before); a
+    plane's two axes are not parallel."""
+    axis, axis2 = joint.axis, joint.axis2
+    if any(axis) and (axis2 is None or joint.type not in _TWO_AXES or any(axis2) and (
+            joint.type is not JointType.PLANAR or _apart(_unit(axis), _unit(axis2)))):
         return
     raise InvalidValueError(f'{what}: the axes {joint.axis} and {joint.axis2} give no '
                             'direction (a zero axis, or two parallel ones)', file, line,
@@ -138,15 +144,13 @@ def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
                       a[0] * b[1] - a[1] * b[0]) > 1e-9
 
 
-def _unit(vector: tuple[float, ...]) -> tuple[float, ...] | None:
-    """``vector`` scaled to length 1 (scaled by its largest entry first: no overflow or
-    underflow on the way), or None when it has no length."""
+def _unit(vector: tuple[float, ...]) -> tuple[float, ...]:
+    """A vector with a length scaled to length 1 (scaled by its largest entry first: no
+    overflow or underflow on the way)."""
     largest = max(map(abs, vector))
-    if not largest > 0.0:
-        return None
     scaled = [v / largest for v in vector]
     norm = math.hypot(*scaled)
-    return tuple(v / norm for v in scaled) if norm > 1e-12 else None
+    return tuple(v / norm for v in scaled)
 
 
 def _frame(frame: Frame, file: str | None) -> None:
