@@ -1,14 +1,14 @@
-"""4x4 poses as geometry_msgs, for the nodes that answer with them (problem_server and its
-MoveIt view)."""
+"""4x4 poses and points as geometry_msgs, for the nodes that answer with them (problem_server,
+its markers and its MoveIt view)."""
 
 from __future__ import annotations
 
 import numpy as np
-from geometry_msgs.msg import Pose
+from geometry_msgs.msg import Point, Pose
 
 from robot_formats.core.transforms import rotation_to_quat
 
-__all__ = ['pose_msg']
+__all__ = ['point_msg', 'pose_msg']
 
 
 def pose_msg(matrix: np.ndarray) -> Pose:
@@ -18,3 +18,8 @@ def pose_msg(matrix: np.ndarray) -> Pose:
     x, y, z, w = rotation_to_quat(matrix[:3, :3])
     pose.orientation.x, pose.orientation.y, pose.orientation.z, pose.orientation.w = x, y, z, w
     return pose
+
+
+def point_msg(values) -> Point:
+    """The geometry_msgs/Point of three numbers."""
+    return Point(x=float(values[0]), y=float(values[1]), z=float(values[2]))

@@ -49,19 +49,18 @@ import functools
 import math
 import time
 from array import array
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import rclpy
 import rclpy.time
-from geometry_msgs.msg import Point, TransformStamped
+from geometry_msgs.msg import TransformStamped
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
-from std_msgs.msg import ColorRGBA, String
+from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from moveit_msgs.msg import MoveItErrorCodes, PlanningScene
@@ -72,7 +71,7 @@ from robot_formats.core.errors import FormatError
 from robot_formats.formats import read_problem
 from robot_formats.core.model import WORLD
 from robot_formats.runtime.tf_solver import JointStateRefused, JointStateTf, SolvePlan
-from robot_formats.formats.tmp.problem import Problem, SupportRegion
+from robot_formats.formats.tmp.problem import Problem
 from robot_formats.formats.tmp.problem import ProblemObject as CoreObject
 from robot_formats.formats.tmp.semantics import (MAX_SAMPLES, FrameUnavailable, ProblemState,
                                                  grasp_rows, grasp_set, placements, pose_rows)
@@ -81,7 +80,7 @@ from robot_formats.nodes.executors import draining_executor
 from robot_formats.nodes.moveit_view import (PLANNING_SCENE_QOS, PLANNING_SCENE_TOPIC,
                                              GraspRefused, MoveItView, read_settings)
 from robot_formats.nodes.moveit_view import declare_parameters as declare_moveit_parameters
-from robot_formats.nodes.pose_messages import pose_msg
+from robot_formats.nodes.pose_messages import point_msg, pose_msg
 from robot_formats.nodes.node_support import (CAP_RANGE, LATCHED_QOS, TF_QOS, guarded,
                                               joint_states_qos, positive, ranged, run_node)
 from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
@@ -89,7 +88,6 @@ from robot_formats.nodes.tf_wire import TfMessageTemplate, TfTemplates
 if TYPE_CHECKING:
     from robot_formats_interfaces.msg import Grasp, Placement, ProblemObject, ProblemRobot
     from tf2_ros import Buffer
-    from visualization_msgs.msg import Marker
 
 __all__ = ['ProblemServer', 'main', 'DEFAULT_SAMPLES',
            'PUBLISH_TF_CHOICES', 'SERVICE_QOS']
@@ -110,8 +108,6 @@ PUBLISH_TF_CHOICES = ('all', 'base', 'none')
 #: configuration re-sent, at this period (s).
 UNCAPPED_PERIOD = 0.02
 INITIAL_TF_PERIOD = 0.1  #: at most this often: a robot's configuration before its joint states
-_PALETTE = [(0.85, 0.55, 0.25), (0.3, 0.6, 0.85), (0.45, 0.75, 0.4), (0.8, 0.35, 0.4),
-            (0.65, 0.5, 0.8), (0.75, 0.75, 0.35), (0.4, 0.75, 0.75)]
 
 
 class RequestError(Exception):
@@ -146,10 +142,6 @@ def _float64s(rows: np.ndarray) -> array:
     values = array('d')
     values.frombytes(np.ascontiguousarray(rows, dtype=float).tobytes())
     return values
-
-
-def _point(values) -> Point:
-    return Point(x=float(values[0]), y=float(values[1]), z=float(values[2]))
 
 
 def _transform_matrix(transform) -> np.ndarray:
@@ -310,7 +302,6 @@ class ProblemServer(Node):
         self.state: ProblemState | None = None
         self.robots: dict[str, RobotView] = {}
         self._own_frames: dict[str, tuple[RobotView, str]] = {}
-        self.grasp_markers: list[Marker] = []
         self._answer_cache: dict = {}  # insertion-ordered: oldest first (see _remembered)
         self._scene_key: tuple | None = None
         self._last_world: dict[str, np.ndarray] = {}  # object -> last world pose known
@@ -332,13 +323,14 @@ class ProblemServer(Node):
                                                   GetGrasps, GetObject, GetPlacements,
                                                   GetProblem, ListObjects, ResetProblem)
         from tf2_ros import Buffer
-        from visualization_msgs.msg import MarkerArray
-        self.markers_pub = self.create_publisher(MarkerArray, '~/markers', LATCHED_QOS)
+
+        from robot_formats.nodes.problem_markers import ProblemMarkers
+        self.markers: ProblemMarkers = ProblemMarkers(self)
         self.scene_pub = self.create_publisher(Scene, '~/scene', LATCHED_QOS)
         self.tf_buffer: Buffer = Buffer(node=self)
         self.tf_listener = ForeignTfListener(self, self.tf_buffer, self.tf_pub)
         if self.problem is not None:
-            self._publish_markers()
+            self.markers.publish(self.problem)
             self._publish_scene_if_changed()
         services = [(GetProblem, 'get_problem', self.get_problem),
                     (ListObjects, 'list_objects', self.list_objects),
@@ -602,68 +594,6 @@ class ProblemServer(Node):
         self._publish_static()
         self._publish_scene_if_changed()
 
-    def _publish_markers(self) -> None:
-        from visualization_msgs.msg import Marker, MarkerArray
-        assert self.problem is not None
-        markers: list[Marker] = [Marker(action=Marker.DELETEALL)]
-        for index, obj in enumerate(self.problem.objects.values()):
-            red, green, blue = _PALETTE[index % len(_PALETTE)]
-            color = ColorRGBA(r=red, g=green, b=blue, a=0.9 if obj.moveable else 0.6)
-            if obj.mesh_path and Path(obj.mesh_path).is_file():
-                markers.append(self._marker(obj.name, 'objects', index, Marker.MESH_RESOURCE,
-                                            color, mesh=Path(obj.mesh_path).as_uri()))
-            label = self._marker(obj.name, 'labels', index, Marker.TEXT_VIEW_FACING,
-                                 ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0), scale=(0.04, 0.04, 0.04))
-            label.text = obj.name
-            markers.append(label)
-            if obj.support is not None:
-                markers.append(self._support_marker(obj.name, obj.support, index))
-        markers.extend(self.grasp_markers)
-        self.markers_pub.publish(MarkerArray(markers=markers))
-
-    def _marker(self, frame: str, ns: str, index: int, kind: int, color: ColorRGBA,
-                scale=(1.0, 1.0, 1.0), mesh: str = '') -> Marker:
-        from visualization_msgs.msg import Marker
-        marker = Marker(ns=ns, id=index, type=kind, action=Marker.ADD, color=color)
-        marker.header.frame_id = frame
-        marker.pose.orientation.w = 1.0
-        marker.scale.x, marker.scale.y, marker.scale.z = scale
-        marker.mesh_resource = mesh
-        return marker
-
-    def _support_marker(self, name: str, region: SupportRegion, index: int) -> Marker:
-        from visualization_msgs.msg import Marker
-        green = ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.5)
-        if region.kind == 'polygon':
-            assert region.points is not None  # a polygon has its points
-            marker = self._marker(name, 'supports', index, Marker.LINE_STRIP, green,
-                                  scale=(0.01, 0.0, 0.0))
-            marker.points = [_point(p) for p in (*region.points, region.points[0])]
-            return marker
-        assert region.low is not None and region.high is not None  # points and rectangles do
-        if region.kind == 'point':
-            marker = self._marker(name, 'supports', index, Marker.SPHERE, green,
-                                  scale=(0.02, 0.02, 0.02))
-            marker.pose.position = _point(region.low)
-            return marker
-        size = np.maximum(region.high - region.low, 0.002)
-        marker = self._marker(name, 'supports', index, Marker.CUBE, green,
-                              scale=tuple(float(v) for v in size))
-        marker.pose.position = _point((region.low + region.high) / 2)
-        return marker
-
-    def _grasp_marker_list(self, frames: np.ndarray) -> list[Marker]:
-        from visualization_msgs.msg import Marker
-        markers = []
-        towards_z = np.array([[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0],
-                              [0.0, 0.0, 0.0, 1.0]])  # an arrow (+x) along the approach axis z
-        for index, frame in enumerate(frames):
-            marker = self._marker(WORLD, 'grasps', index, Marker.ARROW,
-                                  ColorRGBA(r=0.9, g=0.2, b=0.9, a=0.8), scale=(0.06, 0.006, 0.01))
-            marker.pose = pose_msg(frame @ towards_z)
-            markers.append(marker)
-        return markers
-
     # --- requests ---------------------------------------------------------------------------
     def _loaded(self) -> tuple[Problem, ProblemState]:
         if self.problem is None or self.state is None:
@@ -716,7 +646,7 @@ class ProblemServer(Node):
             else:
                 assert region.low is not None and region.high is not None  # points, rectangles
                 corners = [region.low] if region.kind == 'point' else [region.low, region.high]
-            msg.support_region = [_point(p) for p in corners]
+            msg.support_region = [point_msg(p) for p in corners]
         msg.stable_poses = len(obj.stable_poses)
         return msg
 
@@ -785,8 +715,9 @@ class ProblemServer(Node):
                 lambda: self._build_grasp_messages(found, grasp_rows(found, pose)))
         response.message = f'{len(found.ids)} grasps'
         if request.show:
-            self.grasp_markers = self._grasp_marker_list(world @ found.frames)
-            self._publish_markers()
+            problem, _ = self._loaded()
+            self.markers.show_grasps(world @ found.frames)
+            self.markers.publish(problem)
 
     def _remembered(self, key: tuple, size: int, build):
         """``build()``, remembered under ``key`` for the next identical question. Planners ask
@@ -875,11 +806,11 @@ class ProblemServer(Node):
 
     @_answers
     def reset(self, request, response) -> None:
-        _, state = self._loaded()
+        problem, state = self._loaded()
         state.reset()
-        self.grasp_markers = []
+        self.markers.clear_grasps()
         self._state_changed()
-        self._publish_markers()
+        self.markers.publish(problem)
         response.message = 'back to the initial state'
 
     # --- MoveIt's view ------------------------------------------------------------------------
