@@ -227,6 +227,11 @@ class JointType(enum.Enum):
     FLOATING = 'floating'            #: (exp([q0 q1 q2]×), (q3, q4, q5)): rotation vector, then
     #: translation in the joint frame (DART's FreeJoint convention)
 
+    #: A kind hashes as the one object it is (members are singletons, compared by identity):
+    #: every joint looks its kind up (:data:`DOF_SUFFIXES`, the formats' tables), and Enum's
+    #: own hash, of the member's name, is a Python call each time.
+    __hash__ = object.__hash__
+
 
 #: Coordinate names of each kind, in order; a multi-DoF joint ``j`` has DoFs ``j/<suffix>``.
 DOF_SUFFIXES: Mapping[JointType, tuple[str, ...]] = {
@@ -242,6 +247,11 @@ DOF_SUFFIXES: Mapping[JointType, tuple[str, ...]] = {
     JointType.PLANAR: ('trans1', 'trans2', 'rot'),
     JointType.FLOATING: ('rot_x', 'rot_y', 'rot_z', 'pos_x', 'pos_y', 'pos_z'),
 }
+
+
+#: Read for every joint :func:`dof_names` names (a module constant is read quicker than an Enum
+#: member through its class).
+_EULER = JointType.EULER
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,12 +355,15 @@ def dof_names(joint: Joint) -> tuple[str, ...]:
     """
     if joint.mimic is not None:
         return ()
-    if joint.type is JointType.EULER:
+    kind = joint.type
+    if kind is _EULER:
         letters = joint.axis_order
         if len(set(letters)) == len(letters):
             return tuple([f'{joint.name}/{letter}' for letter in letters])
         return tuple([f'{joint.name}/{letter}{i}' for i, letter in enumerate(letters)])
-    suffixes = DOF_SUFFIXES[joint.type]
+    suffixes = DOF_SUFFIXES[kind]
+    if not suffixes:  # a fixed joint
+        return ()
     if suffixes == ('',):
         return (joint.name,)
     return tuple([f'{joint.name}/{suffix}' for suffix in suffixes])
