@@ -29,9 +29,19 @@ from robot_formats.formats.sdformat.dom import (IDENTITY, MODEL_FRAME, WORLD_FRA
 
 __all__ = ['ModelFrames', 'WorldFrames', 'ResolvedFrame', 'resolve_world', 'is_model_sink']
 
-_EYE = np.eye(4)
 #: The nested scopes of a model without nested models (shared: never changed).
 _NO_SCOPES: dict = {}
+
+
+def compose(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``first · second``; either one being the shared :data:`.dom.IDENTITY` (an absent pose,
+    a scope's own frame) is no product: the other is the result, shared too (pose matrices are
+    never changed in place)."""
+    if second is IDENTITY:
+        return first
+    if first is IDENTITY:
+        return second
+    return first @ second
 
 
 def split_scope(name: str, scopes: dict) -> tuple[str, str] | None:
@@ -77,7 +87,8 @@ class _Scope:
         self.attached_to: dict[str, str] = {}
         self.relative_to: dict[str, _Edge] = {}
         self._attached: dict[str, str] = {}
-        self._poses: dict[str, np.ndarray] = {self.root: _EYE}
+        #: (the scope's own frame is the shared identity: poses relative to it need no product)
+        self._poses: dict[str, np.ndarray] = {self.root: IDENTITY}
         #: ``N::rest`` names found to be frames of nested scopes, split as (N, rest)
         self._splits: dict[str, tuple[str, str]] = {}
 
@@ -180,9 +191,9 @@ class _Scope:
                     raise ReferenceError(f'{self.what} {self.name!r}: no frame named {name!r}',
                                          self.file, self.line, code='POSE_RELATIVE_TO_INVALID')
                 head, rest = self.split(name)
-                self._poses[name] = (self.pose(head, stack if waiting is None else
-                                               tuple(waiting))
-                                     @ self.scopes[head].pose(rest))
+                self._poses[name] = compose(self.pose(head, stack if waiting is None else
+                                                      tuple(waiting)),
+                                            self.scopes[head].pose(rest))
                 break
             chain.append(name)
             target, _, line = self.relative_to[name]
@@ -196,8 +207,7 @@ class _Scope:
             name = target
         for frame in reversed(chain):
             target, matrix, _ = self.relative_to[frame]
-            base = self._poses[target]
-            result = base if matrix is IDENTITY else base @ matrix
+            result = compose(self._poses[target], matrix)
             if self.kinds[frame] == 'model' and self.scope_elements[frame].placement_frame:
                 result = result @ invert(placement_pose(self.scopes[frame],
                                                         self.scope_elements[frame]))
@@ -367,7 +377,7 @@ class ModelFrames(_Scope):
         """X_M_J of any joint, framed (named) or not."""
         if joint.has_frame:
             return self.pose(joint.name)
-        return self.pose(joint.pose.relative_to or joint.child) @ joint.pose.matrix
+        return compose(self.pose(joint.pose.relative_to or joint.child), joint.pose.matrix)
 
     def _root_link(self) -> str:
         return self.canonical()
@@ -397,7 +407,7 @@ class ModelFrames(_Scope):
 def placement_pose(frames: ModelFrames, model: SdfModel) -> np.ndarray:
     """X_M_P: the model's placement frame in its model frame (identity without one)."""
     if not model.placement_frame:
-        return _EYE
+        return IDENTITY
     if not frames.knows(model.placement_frame):
         raise ReferenceError(f'model {model.name!r}: placement_frame '
                              f'{model.placement_frame!r} is not a frame of the model',

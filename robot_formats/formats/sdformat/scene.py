@@ -26,7 +26,8 @@ from robot_formats.core.rotations import rotations_to_quats
 from robot_formats.core.transforms import invert, matrix_to_pose
 from robot_formats.formats.sdformat.dom import (MODEL_FRAME, SdfAxis, SdfJoint, SdfLink, SdfModel,
                                                 SdfWorld)
-from robot_formats.formats.sdformat.frames import ModelFrames, WorldFrames, resolve_world
+from robot_formats.formats.sdformat.frames import (ModelFrames, WorldFrames, compose,
+                                                   resolve_world)
 
 __all__ = ['to_scene']
 
@@ -316,7 +317,7 @@ class _ModelBuild:
                 return batch.add(self.world_pose(x_mf))
             x_ml = graph.pose(link)
             if x_ms is not None:
-                x_ml = x_ms @ x_ml
+                x_ml = compose(x_ms, x_ml)
             index = self._links[scoped] = batch.add_link(x_ml)
         matrices = batch.matrices
         matrices.append(x_mf)
@@ -335,7 +336,7 @@ class _ModelBuild:
             local = joint.name
             x_mj = graph.joint_pose(joint)
             if x_ms is not None:
-                x_mj = x_ms @ x_mj
+                x_mj = compose(x_ms, x_mj)
             child_link = graph.link_of(joint.child)
             x_cj = self.relative(graph, prefix, x_ms, child_link, x_mj)
             child = _world_or(prefix + child_link)
@@ -363,7 +364,7 @@ class _ModelBuild:
         """Adds the frame ``local`` of ``graph``'s scope; returns X_M_F."""
         x_mf = graph.pose(local)
         if x_ms is not None:
-            x_mf = x_ms @ x_mf
+            x_mf = compose(x_ms, x_mf)
         link = graph.link_of(local)
         self.frames += (prefix + local, _world_or(prefix + link),
                         self.relative(graph, prefix, x_ms, link, x_mf), line)
