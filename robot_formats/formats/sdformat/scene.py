@@ -248,6 +248,9 @@ class _ModelBuild:
         #: until the poses are solved)
         self.joints: list[Any] = []
         self.frames: list[Any] = []  # name, attached, slot, line of each frame, flat
+        #: the initial joint positions of its scopes (models of other formats keep theirs),
+        #: named within the model
+        self.positions: dict[str, float] = {}
         self._links: dict[str, int] = {}  # local link name -> its X_M_L in the batch
         self._x_wm: np.ndarray | None = None
         self.world_posed = False  #: a member is posed in the world (not shareable)
@@ -289,13 +292,9 @@ class _ModelBuild:
                        for name, attached, slot, line in zip(it, it, it, it))
         it = iter(self.links)
         links = tuple(_link(name, link, slots, poses) for name, link, slots in zip(it, it, it))
-        positions: dict[str, float] = {}
-        for prefix, nested in _all_models(sdf, ''):
-            if nested.initial_positions:
-                positions.update({_scoped(prefix, k): v
-                                  for k, v in nested.initial_positions.items()})
         self._model = Model(sdf.name, links, joints, frames, pose=pose,
-                            static=sdf.static, initial_positions=positions, source=sdf.file)
+                            static=sdf.static, initial_positions=self.positions,
+                            source=sdf.file)
         return self._model
 
     def world_pose(self, x_mf: np.ndarray) -> np.ndarray:
@@ -355,6 +354,10 @@ class _ModelBuild:
                             limits, dynamics)
         for frame in model.frames:
             self.frame(graph, prefix, x_ms, frame.name, frame.line)
+        if model.initial_positions:  # (before the nested models': outermost first)
+            scope = prefix[:-2]  # (N::M:: -> N::M)
+            self.positions.update({_scoped(scope, k): v
+                                   for k, v in model.initial_positions.items()})
         for nested in model.models:
             x_mn = self.frame(graph, prefix, x_ms, nested.name, None)
             self.scope(graph.nested[nested.name], f'{prefix}{nested.name}::', x_mn)
@@ -456,7 +459,9 @@ def _link(name: str, sdf: SdfLink, origins: tuple[int, ...], poses: list[Pose]) 
     visuals: list[Visual] = []
     collisions: list[Collision] = []
     for shape, slot in zip(sdf.shapes, origins):
-        item = replace(shape.item, origin=poses[slot])
+        item, origin = shape.item, poses[slot]
+        if item.origin is not origin:  # (most shapes sit at their link's origin: no copy)
+            item = replace(item, origin=origin)
         if isinstance(item, Visual):
             visuals.append(item)
         else:
@@ -515,12 +520,6 @@ def _world_or(link: str) -> str:
 
 def _scoped(prefix: str, name: str) -> str:
     return f'{prefix}::{name}' if prefix and name != WORLD else name
-
-
-def _all_models(model: SdfModel, prefix: str):
-    yield prefix, model
-    for nested in model.models:
-        yield from _all_models(nested, _scoped(prefix, nested.name))
 
 
 def to_scene(document: SdfWorld | SdfModel, warnings: list[Diagnostic]) -> Scene:
