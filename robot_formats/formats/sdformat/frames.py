@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -66,6 +67,9 @@ def is_model_sink(link: str) -> bool:
 #: ``target``; a plain tuple (of a string, an array and a number: the collector stops
 #: tracking it), one per frame of every model.
 _Edge = tuple[str, np.ndarray, 'int | None']
+
+#: How a validation stage runs one of its checks: ``run(function, *args)`` (see :func:`_stage`).
+_Run = Callable[..., None]
 
 
 class _Scope:
@@ -302,21 +306,21 @@ class ModelFrames(_Scope):
         model = self.model
         if not model.static or model.links or model.models:
             self.canonical()
-        _stage(self._attached_to_checks())
-        _stage(self._relative_to_checks())
+        _stage(self._attached_to_checks)
+        _stage(self._relative_to_checks)
 
-    def _attached_to_checks(self):
+    def _attached_to_checks(self, run: _Run) -> None:
         for frame in self.model.frames:
-            yield self._check_frame, frame.name, frame.attached_to, frame.line
+            run(self._check_frame, frame.name, frame.attached_to, frame.line)
         for joint in self.model.joints:
-            yield self._check_joint, joint
+            run(self._check_joint, joint)
 
-    def _relative_to_checks(self):
+    def _relative_to_checks(self, run: _Run) -> None:
         for name in self.relative_to:
-            yield self.pose, name
+            run(self.pose, name)
         for nested in self.model.models:
             if nested.placement_frame:
-                yield self.pose, nested.name
+                run(self.pose, nested.name)
 
     # --- attached_to ----------------------------------------------------------------------
     def canonical(self) -> str:
@@ -443,22 +447,25 @@ def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: boo
                              code='JOINT_PARENT_SAME_AS_CHILD')
 
 
-def _stage(checks) -> None:
-    """Run one validation stage's checks, ``(function, *args)`` each. A stage with a problem
-    is run again under a :class:`ProblemCollector`, which reports every problem it finds (the
-    first raised, the others as its ``related``); the checks only memoise what they resolve, so
-    the second run finds what a collecting first run would have. Valid documents, nearly all,
-    pay no collector."""
-    checks = list(checks)
+def _stage(checks: Callable[[_Run], None]) -> None:
+    """Run one validation stage: ``checks(run)`` calls ``run(function, *args)`` for each of
+    its checks (no list of them is made). A stage with a problem is run again with
+    :meth:`ProblemCollector.check` as ``run``, which reports every problem it finds (the first
+    raised, the others as its ``related``); the checks only memoise what they resolve, so the
+    second run finds what a collecting first run would have. Valid documents, nearly all, pay
+    no collector."""
     try:
-        for function, *args in checks:
-            function(*args)
+        checks(_call)
     except FormatError:
         stage = ProblemCollector()
-        for function, *args in checks:
-            stage.check(function, *args)
+        checks(stage.check)
         stage.raise_any()
         raise  # (not reached: the same checks fail again)
+
+
+def _call(function: Callable[..., object], *args: object) -> None:
+    """A check run as it is (a stage's first run)."""
+    function(*args)
 
 
 def _model_graphs(models: list[SdfModel]) -> dict[str, ModelFrames]:
@@ -510,10 +517,18 @@ class WorldFrames(_Scope):
     def _check(self) -> None:
         """World stages as the model's (see :meth:`ModelFrames._check`): the attached_to
         graph (frames, joints), then poses, each stage reporting all its problems."""
-        _stage([(self._check_frame, frame) for frame in self.world.frames]
-               + [(check_joint, self, joint, self.world.name, True)
-                  for joint in self.world.joints])
-        _stage([(self.pose, name) for name in self.relative_to])
+        _stage(self._attached_to_checks)
+        _stage(self._relative_to_checks)
+
+    def _attached_to_checks(self, run: _Run) -> None:
+        for frame in self.world.frames:
+            run(self._check_frame, frame)
+        for joint in self.world.joints:
+            run(check_joint, self, joint, self.world.name, True)
+
+    def _relative_to_checks(self, run: _Run) -> None:
+        for name in self.relative_to:
+            run(self.pose, name)
 
     def _check_frame(self, frame: SdfFrame) -> None:
         if frame.attached_to == frame.name:
