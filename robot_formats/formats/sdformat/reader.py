@@ -466,7 +466,7 @@ class SdfLoader:
         name = str(path)  # a str hashes in C; a Path in Python
         key = self._keys.get(name)
         if key is None:
-            key = self._keys[name] = self._real_path(path)
+            key = self._keys[name] = self._real_path(name)
         parsed = self._parsed.get(key)
         if key in self.stack or (parsed is not None and not parsed.files.isdisjoint(self.stack)):
             chain = ' -> '.join(Path(p).name for p in [*self.stack, key])
@@ -497,13 +497,13 @@ class SdfLoader:
         model.shape = key
         return model
 
-    def _real_path(self, path: Path) -> str:
-        """``str(path.resolve())``, resolving each directory's symbolic links once per load
+    def _real_path(self, path: str) -> str:
+        """``os.path.realpath(path)``, resolving each directory's symbolic links once per load
         (a world including 1,000 files of one folder)."""
-        name = path.name
+        name = os.path.basename(path)
         if name in ('', '.', '..') or os.path.islink(path):
-            return str(path.resolve())
-        parent = str(path.parent)
+            return os.path.realpath(path)
+        parent = os.path.dirname(path)
         real = self._real_dirs.get(parent)
         if real is None:
             real = self._real_dirs[parent] = os.path.realpath(parent)
