@@ -422,29 +422,36 @@ def placement_pose(frames: ModelFrames, model: SdfModel) -> np.ndarray:
 
 def check_joint(scope, joint: SdfJoint, scope_name: str, allow_world_parent: bool) -> None:
     """Stages 3 and 6.8 for one joint of a model or world ``scope``."""
-    where = f'joint {joint.name!r} in {scope_name!r}'
     if joint.child == WORLD_FRAME:
-        raise ReferenceError(f'{where}: the child cannot be "world"', scope.file, joint.line,
-                             code='JOINT_CHILD_LINK_INVALID')
-    if joint.child == joint.name and joint.has_frame:  # a frameless joint names no frame
-        raise CycleError(f'{where}: the joint is its own child', scope.file, joint.line,
-                         code='FRAME_ATTACHED_TO_CYCLE')
-    if not scope.knows(joint.child):
-        raise ReferenceError(f'{where}: child {joint.child!r} is not a frame in this scope',
+        raise ReferenceError(f'{_where(joint, scope_name)}: the child cannot be "world"',
                              scope.file, joint.line, code='JOINT_CHILD_LINK_INVALID')
+    if joint.child == joint.name and joint.has_frame:  # a frameless joint names no frame
+        raise CycleError(f'{_where(joint, scope_name)}: the joint is its own child', scope.file,
+                         joint.line, code='FRAME_ATTACHED_TO_CYCLE')
+    if not scope.knows(joint.child):
+        raise ReferenceError(f'{_where(joint, scope_name)}: child {joint.child!r} is not a '
+                             'frame in this scope', scope.file, joint.line,
+                             code='JOINT_CHILD_LINK_INVALID')
     parent_is_world = joint.parent == WORLD_FRAME and allow_world_parent
     if not parent_is_world and not scope.knows(joint.parent):
-        raise ReferenceError(f'{where}: parent {joint.parent!r} is not a frame in this scope',
-                             scope.file, joint.line, code='JOINT_PARENT_LINK_INVALID')
+        raise ReferenceError(f'{_where(joint, scope_name)}: parent {joint.parent!r} is not a '
+                             'frame in this scope', scope.file, joint.line,
+                             code='JOINT_PARENT_LINK_INVALID')
     if joint.parent == joint.child:
-        raise StructureError(f'{where}: parent and child are both {joint.child!r}', scope.file,
-                             joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
+        raise StructureError(f'{_where(joint, scope_name)}: parent and child are both '
+                             f'{joint.child!r}', scope.file, joint.line,
+                             code='JOINT_PARENT_SAME_AS_CHILD')
     child = scope.link_of(joint.child, (joint.name,))
     parent = WORLD_FRAME if parent_is_world else scope.link_of(joint.parent)
     if child == parent:
-        raise StructureError(f'{where}: parent {joint.parent!r} and child {joint.child!r} are '
-                             f'both attached to {child!r}', scope.file, joint.line,
-                             code='JOINT_PARENT_SAME_AS_CHILD')
+        raise StructureError(f'{_where(joint, scope_name)}: parent {joint.parent!r} and child '
+                             f'{joint.child!r} are both attached to {child!r}', scope.file,
+                             joint.line, code='JOINT_PARENT_SAME_AS_CHILD')
+
+
+def _where(joint: SdfJoint, scope_name: str) -> str:
+    """How :func:`check_joint`'s messages name the joint (made only for a message)."""
+    return f'joint {joint.name!r} in {scope_name!r}'
 
 
 def _stage(checks: Callable[[_Run], None]) -> None:

@@ -630,8 +630,13 @@ class _Siblings:
 
     def __init__(self, ctx: SdfContext, scope_kind: str, scope_name: str) -> None:
         self.ctx = ctx
-        self.scope = f'{scope_kind} {scope_name!r}'
+        self.scope_kind, self.scope_name = scope_kind, scope_name
         self.kinds: dict[str, str] = {}
+
+    @property
+    def scope(self) -> str:
+        """How messages name the scope (made only for a message)."""
+        return f'{self.scope_kind} {self.scope_name!r}'
 
     def claim(self, name: str, kind: str, line: int | None) -> str:
         other = self.kinds.get(name)
