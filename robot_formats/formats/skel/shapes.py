@@ -72,6 +72,7 @@ _SOFT_EXTRA = {'box': ('frags',), 'ellipsoid': ('num_slices', 'num_stacks'),
 #: these it holds, whatever their order in the file (measured with dartpy, pair by pair).
 SHAPE_PRIORITY = ('sphere', 'box', 'ellipsoid', 'cylinder', 'capsule', 'cone', 'pyramid',
                   'plane', 'multi_sphere', 'mesh')
+_SHAPES = frozenset(SHAPE_PRIORITY)
 
 
 def _size_value(ctx: SkelContext, element: etree._Element, tag: str, default: float = 1.0) -> float:
@@ -99,14 +100,15 @@ def _size(ctx: SkelContext, element: etree._Element) -> tuple[float, float, floa
     return size
 
 
-def _shape_element(ctx: SkelContext, geometry: etree._Element) -> etree._Element:
-    """The shape DART builds from a ``<geometry>``: the first of :data:`SHAPE_PRIORITY` it
-    holds. Other children (a ``<color>`` written inside ``<geometry>``) are no shapes: DART reads
-    past them, and so does this reader, with a warning; so for a second shape."""
+def _shape_element(ctx: SkelContext, geometry: etree._Element) -> tuple[str, etree._Element]:
+    """The shape DART builds from a ``<geometry>``, with its local name: the first of
+    :data:`SHAPE_PRIORITY` it holds. Other children (a ``<color>`` written inside
+    ``<geometry>``) are no shapes: DART reads past them, and so does this reader, with a
+    warning; so for a second shape."""
     shapes: dict[str, etree._Element] = {}
     count = 0
     for name, sub in tagged_children(geometry):
-        if name in SHAPE_PRIORITY:
+        if name in _SHAPES:
             shapes.setdefault(name, sub)
             count += 1
             continue
@@ -119,12 +121,14 @@ def _shape_element(ctx: SkelContext, geometry: etree._Element) -> etree._Element
         raise SchemaError(f'unknown shape <{unknown[0]}> (SKEL shapes: '
                           f'{", ".join(SHAPE_PRIORITY)}; DART crashes on this file)', ctx.file,
                           unknown[1].sourceline)
+    if count == 1:  # (most geometries): the one shape is the first it holds
+        [(kind, shape)] = shapes.items()
+        return kind, shape
     kind = next(name for name in SHAPE_PRIORITY if name in shapes)
-    if count > 1:
-        ctx.warn(f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
+    ctx.warn(f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
              f'{", ".join(SHAPE_PRIORITY)}) and ignores the others', geometry.sourceline,
              'SKEL_SEVERAL_SHAPES')
-    return shapes[kind]
+    return kind, shapes[kind]
 
 
 def read_geometry(ctx: SkelContext, holder: etree._Element, geometry: etree._Element | None,
@@ -136,8 +140,7 @@ def read_geometry(ctx: SkelContext, holder: etree._Element, geometry: etree._Ele
     :class:`MultiSphere` for a multi-sphere, a :class:`Pyramid` for a pyramid)."""
     if geometry is None:  # raises
         geometry = require(ctx, holder, 'geometry')
-    shape = _shape_element(ctx, geometry)
-    kind = local_name(shape)
+    kind, shape = _shape_element(ctx, geometry)
     if soft:
         for extra in _SOFT_EXTRA.get(kind, ()):
             if child(shape, extra) is None:
