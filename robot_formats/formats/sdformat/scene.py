@@ -47,7 +47,7 @@ class _Builder:
     def __init__(self, world: SdfWorld, warnings: list[Diagnostic]) -> None:
         self.world = world
         self.warnings = warnings
-        if any(_has_reposture(model) for model in world.models):
+        if _has_reposture(world.models):
             # custom models' reposture callbacks receive every frame in the world
             self.graph = resolve_world(world)[0]
         else:
@@ -422,19 +422,14 @@ class _PoseBatch:
         values = np.concatenate((out[:, :, 3], quats), axis=1)
         self.out_of_range = _out_of_range(values)
         # poses equal bit for bit (a row's bytes: -0.0 is not 0.0) are one Pose (immutable),
-        # made once; the identity is the shared IDENTITY
-        packed, width = values.tobytes(), values.shape[1] * values.itemsize
-        made = {_IDENTITY_BYTES: IDENTITY}
-        poses = []
-        # columns of plain floats: no list per pose for the collector to track
-        for start, x, y, z, qx, qy, qz, qw in zip(range(0, len(packed), width),
-                                                  *values.T.tolist()):
-            key = packed[start:start + width]
-            pose = made.get(key)
-            if pose is None:
-                pose = made[key] = Pose((x, y, z), (qx, qy, qz, qw))
-            poses.append(pose)
-        return poses
+        # made once, of the distinct rows numpy finds (no Python object per row until then);
+        # the identity is the shared IDENTITY
+        keys = values.view(np.dtype((np.void, values.shape[1] * values.itemsize)))[:, 0]
+        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        made = [IDENTITY if key == _IDENTITY_BYTES else Pose((x, y, z), (qx, qy, qz, qw))
+                for key, (x, y, z, qx, qy, qz, qw) in zip(distinct.tolist(),
+                                                          values[first].tolist())]
+        return [made[index] for index in inverse.tolist()]
 
 
 _EYE = np.eye(4)
@@ -475,8 +470,16 @@ def _is_world(link: str) -> bool:
     return link == WORLD or link == MODEL_FRAME or link.endswith('::' + MODEL_FRAME)
 
 
-def _has_reposture(model: SdfModel) -> bool:
-    return model.reposture is not None or any(_has_reposture(m) for m in model.models)
+def _has_reposture(models: list[SdfModel]) -> bool:
+    """Whether one of ``models`` or of the models nested in them has a reposture callback
+    (a custom parser's model), in one walk over them."""
+    pending = list(models)
+    while pending:
+        model = pending.pop()
+        if model.reposture is not None:
+            return True
+        pending += model.models
+    return False
 
 
 def _dofs(kind: JointType) -> int:
