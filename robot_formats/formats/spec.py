@@ -13,9 +13,8 @@ same settings and two loads in two threads share nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, NamedTuple, Protocol
 
 from lxml import etree
 
@@ -29,9 +28,13 @@ if TYPE_CHECKING:  # the SDFormat package is imported only when an SDFormat file
 
 __all__ = ['Document', 'FormatSpec', 'LoadContext', 'LoadResult', 'DocumentResult', 'Reader']
 
+# The records below are named tuples: immutable, compared and printed field by field, made by
+# keyword or by position, like a frozen dataclass; a dataclass compiles its methods (__init__,
+# __repr__, __eq__, __hash__, __setattr__, __delattr__) when the module is imported, which every
+# command that reads a file would pay for records it makes a handful of.
 
-@dataclass(frozen=True, slots=True)
-class LoadContext:
+
+class LoadContext(NamedTuple):
     """What a reader is handed besides the document."""
 
     #: The ``<world>`` to load from an SDFormat document holding several (default: the first,
@@ -52,8 +55,7 @@ Reader = Callable[[Path, etree._Element, list[Diagnostic], LoadContext], Scene]
 
 
 
-@dataclass(frozen=True, slots=True)
-class FormatSpec:
+class FormatSpec(NamedTuple):
     """How to recognise and read one format."""
 
     name: str                       #: stable identifier used in CLI/JSON output ("urdf", ...)
@@ -83,18 +85,17 @@ class FormatSpec:
     document: str = 'scene'
 
 
-@dataclass(frozen=True, slots=True)
-class LoadResult:
+class LoadResult(NamedTuple):
     """What a load returns: the scene, its validated frame tree, the format, warnings."""
 
     scene: Scene
     format: str
     path: str
-    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    warnings: tuple[Diagnostic, ...] = ()
     tree: KinematicTree | None = None  #: built by load(): proves the scene is a valid tree
     #: Information that is no irregularity (another tool's extension element read past, ...):
     #: printed, logged, never refused by strict mode.
-    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    notes: tuple[Diagnostic, ...] = ()
     #: The document exactly as it was parsed: the file's bytes, xacro's output for a ``.xacro``
     #: file, or the given text (UTF-8). robot_state_publisher serves a URDF as given, so a node
     #: standing in for it needs these, not a re-rendering (and not a second xacro run).
@@ -108,15 +109,14 @@ class Document(Protocol):
     def summary(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentResult:
+class DocumentResult(NamedTuple):
     """What :func:`read_document` returns: any format's document, validated."""
 
     document: Scene | Document  #: a Scene, or the format's own (e.g. MotionDocument)
     format: str
     kind: str                 #: the spec's ``document``: 'scene', 'motion', ...
     path: str
-    warnings: tuple[Diagnostic, ...] = field(default_factory=tuple)
+    warnings: tuple[Diagnostic, ...] = ()
     tree: KinematicTree | None = None  #: scenes only
-    notes: tuple[Diagnostic, ...] = field(default_factory=tuple)  #: as LoadResult.notes
+    notes: tuple[Diagnostic, ...] = ()  #: as LoadResult.notes
 
