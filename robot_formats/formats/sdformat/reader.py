@@ -802,15 +802,19 @@ def _limits(ctx: SdfContext, bounds: dict[str, etree._Element]) -> Limits:
     upper = ctx.number(bounds.get('upper'), _UNLIMITED, bounded=False)
     effort = ctx.number(bounds.get('effort'), -1.0, bounded=False)
     velocity = ctx.number(bounds.get('velocity'), -1.0, bounded=False)
-    kept: list[float | None] = []
-    for key, value in (('effort', effort), ('velocity', velocity)):
-        if 0 <= value < math.inf:
-            in_range((value,), f'<{key}>', ctx.file, bounds[key].sourceline)
-            kept.append(value)
-        else:
-            kept.append(None)
     return Limits(lower if abs(lower) < _UNLIMITED else None,  # (inf too)
-                  upper if abs(upper) < _UNLIMITED else None, *kept)
+                  upper if abs(upper) < _UNLIMITED else None,
+                  _rate(ctx, bounds, 'effort', effort), _rate(ctx, bounds, 'velocity', velocity))
+
+
+def _rate(ctx: SdfContext, bounds: dict[str, etree._Element], key: str, value: float
+          ) -> float | None:
+    """A limit's ``<effort>`` or ``<velocity>`` (``key``) read as ``value`` (-1 when absent):
+    none when negative or infinite (SDFormat's "no limit"), else checked in range."""
+    if not 0 <= value < math.inf:
+        return None
+    in_range((value,), f'<{key}>', ctx.file, bounds[key].sourceline)
+    return value
 
 
 def _material(ctx: SdfContext, material: etree._Element | None) -> Material | None:
