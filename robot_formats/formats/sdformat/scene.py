@@ -12,6 +12,7 @@ model through ``Model.pose``, the others through a fixed world joint ``M::L/atta
 
 from __future__ import annotations
 
+import struct
 from dataclasses import replace
 from typing import Any
 
@@ -422,20 +423,24 @@ class _PoseBatch:
         values = np.concatenate((out[:, :, 3], quats), axis=1)
         self.out_of_range = _out_of_range(values)
         # poses equal bit for bit (a row's bytes: -0.0 is not 0.0) are one Pose (immutable),
-        # made once, of the distinct rows numpy finds (no Python object per row until then);
-        # the identity is the shared IDENTITY
-        keys = values.view(np.dtype((np.void, values.shape[1] * values.itemsize)))[:, 0]
-        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        made = [IDENTITY if key == _IDENTITY_BYTES else Pose((x, y, z), (qx, qy, qz, qw))
-                for key, (x, y, z, qx, qy, qz, qw) in zip(distinct.tolist(),
-                                                          values[first].tolist())]
-        return [made[index] for index in inverse.tolist()]
+        # made once from its row's bytes, the identity the shared IDENTITY: a bytes key per
+        # row, and Python floats only for the distinct rows
+        packed, width = values.tobytes(), _ROW.size
+        keys = [packed[start:start + width] for start in range(0, len(packed), width)]
+        made = {_IDENTITY_BYTES: IDENTITY}
+        for key in dict.fromkeys(keys):  # (the distinct rows, in order)
+            if key not in made:
+                x, y, z, qx, qy, qz, qw = _ROW.unpack(key)
+                made[key] = Pose((x, y, z), (qx, qy, qz, qw))
+        return list(map(made.__getitem__, keys))
 
 
 _EYE = np.eye(4)
 _NO_LIMITS = Limits()
 #: :data:`IDENTITY` as the batch writes a pose (x, y, z, qx, qy, qz, qw), in bytes.
 _IDENTITY_BYTES = np.array((*IDENTITY.xyz, *IDENTITY.quat)).tobytes()
+#: A row of the batch's values: seven doubles in the machine's byte order, as numpy holds them.
+_ROW = struct.Struct('=7d')
 #: The entries of a joint in :attr:`_ModelBuild.joints` (joint, name, parent, child, ...).
 _JOINT_FIELDS = 10
 
