@@ -130,6 +130,24 @@ class ReadingContext:
         beyond ``±MAX_MAGNITUDE`` here (default: the context's :attr:`bounded`)."""
         if element is None or (text := self._text(element, attribute)) is None:
             return self._absent(element, default, attribute)
+        return self.vector_of(text, element, count, attribute=attribute, bounded=bounded)
+
+    @overload
+    def vector_of(self, text: str, element: etree._Element, count: Literal[3], *,
+                  attribute: str | None = None, bounded: bool | None = None
+                  ) -> tuple[float, float, float]: ...
+
+    @overload
+    def vector_of(self, text: str, element: etree._Element, count: int | None, *,
+                  attribute: str | None = None, bounded: bool | None = None
+                  ) -> tuple[float, ...]: ...
+
+    def vector_of(self, text: str, element: etree._Element, count: int | None, *,
+                  attribute: str | None = None, bounded: bool | None = None
+                  ) -> tuple[float, ...]:
+        """:meth:`vector` of ``text``, which the caller took from ``element`` (its text or its
+        ``attribute``) because it needs the text too (a key, a presence check): a document's
+        attribute is then taken once."""
         values = self._vectors.get(text)
         if values is not None and (count is None or len(values) == count):
             return values  # (a text read before: its numbers are in range, checked then)
@@ -163,6 +181,13 @@ class ReadingContext:
         read that keeps them says ``bounded=False``."""
         if element is None or (text := self._text(element, attribute)) is None:
             return self._absent(element, None if default is None else (default,), attribute)[0]
+        return self.number_of(text, element, attribute=attribute, infinite=infinite,
+                              bounded=bounded)
+
+    def number_of(self, text: str, element: etree._Element, *, attribute: str | None = None,
+                  infinite: bool = False, bounded: bool | None = None) -> float:
+        """:meth:`number` of ``text``, which the caller took from ``element`` (its text or its
+        ``attribute``) because it needs the text too (as :meth:`vector_of`)."""
         value = self._numbers.get(text)
         if value is not None:
             return value  # (a text read before: a finite number in range, checked then)

@@ -62,6 +62,8 @@ _INERTIA = ('ixx', 'ixy', 'ixz', 'iyy', 'iyz', 'izz')
 _INTEGER = re.compile(r'\s*[+-]?[0-9]+')
 #: Every element in a namespace below the root (one C-level scan; the root is no extension).
 _NAMESPACED = etree.XPath('descendant::*[namespace-uri()]')
+#: What a warning says of an irregularity urdfdom refuses the file for.
+_URDFDOM_REFUSES = '(urdfdom refuses this file)'
 #: The joint parts robot_formats does not use but checks as urdfdom does, with their numbers.
 _CONTROLLER_PARTS = (('safety_controller', ('soft_lower_limit', 'soft_upper_limit', 'k_position',
                                             'k_velocity')),
@@ -251,14 +253,15 @@ class _UrdfParser:
         if element is None:
             return IDENTITY
         quat_text = element.get('quat_xyzw')
+        key = xyz_text, rpy_text = element.get('xyz'), element.get('rpy')  # each taken once
         if quat_text is None:
-            key = (element.get('xyz'), element.get('rpy'))
             pose = self.poses.get(key)
             if pose is None:  # read, and kept only if read without an error or a warning
-                pose = self.poses[key] = self.xyz_rpy(element, self.xyz(element), key[1])
+                pose = self.poses[key] = self.xyz_rpy(element, self.xyz(element, xyz_text),
+                                                      rpy_text)
             return pose
-        rpy_text, line = element.get('rpy'), element.sourceline
-        xyz = self.xyz(element)
+        line = element.sourceline
+        xyz = self.xyz(element, xyz_text)
         if self.version < (1, 1):
             self.ctx.warn('<origin quat_xyzw> needs URDF 1.1 (<robot version="1.1">): ignored, as '
                           'urdfdom does', line, 'URDF_VERSION_FEATURE')
@@ -274,15 +277,18 @@ class _UrdfParser:
             return Pose(xyz)
         return Pose(xyz, (x / norm, y / norm, z / norm, w / norm))
 
-    def xyz(self, origin: etree._Element) -> Vec3:
-        """An ``<origin>``'s translation (none when absent)."""
-        return self.ctx.vector(origin, 3, (0.0, 0.0, 0.0), attribute='xyz')
+    def xyz(self, origin: etree._Element, text: str | None) -> Vec3:
+        """An ``<origin>``'s translation, of its ``xyz`` attribute (``text``; None: absent, no
+        translation)."""
+        if text is None:
+            return (0.0, 0.0, 0.0)
+        return self.ctx.vector_of(text, origin, 3, attribute='xyz')
 
     def xyz_rpy(self, origin: etree._Element, xyz: Vec3, rpy_text: str | None) -> Pose:
         """The pose of the translation ``xyz`` and the ``rpy`` attribute (``rpy_text``)."""
         if not rpy_text:  # absent or empty: no rotation
             return Pose(xyz)
-        return Pose.from_xyz_rpy(xyz, self.ctx.vector(origin, 3, attribute='rpy'))
+        return Pose.from_xyz_rpy(xyz, self.ctx.vector_of(rpy_text, origin, 3, attribute='rpy'))
 
     def size(self, shape: etree._Element, name: str) -> float:
         """A shape dimension; a negative one is read as its magnitude, with a warning."""
@@ -352,12 +358,13 @@ class _UrdfParser:
         try:
             if inertia_el is None:
                 raise SchemaError('it has no <inertia>', self.ctx.file, inertial.sourceline)
-            given = inertia_el.keys()  # (one call, not one per key)
+            given = dict(inertia_el.items())  # (one call, not one per key)
             missing = [key for key in _INERTIA if key not in given]
             if missing:
                 raise SchemaError(f'<inertia> lacks {", ".join(missing)}', self.ctx.file,
                                   inertia_el.sourceline)
-            ixx, ixy, ixz, iyy, iyz, izz = [self.ctx.number(inertia_el, attribute=key)
+            number = self.ctx.number_of
+            ixx, ixy, ixz, iyy, iyz, izz = [number(given[key], inertia_el, attribute=key)
                                             for key in _INERTIA]
             return ixx, ixy, ixz, iyy, iyz, izz
         except (SchemaError, InvalidValueError) as error:
@@ -428,7 +435,7 @@ class _UrdfParser:
         text = shape.get('scale')
         scale = (1.0, 1.0, 1.0)
         if text is not None:
-            values = self.ctx.vector(shape, None, attribute='scale')
+            values = self.ctx.vector_of(text, shape, None, attribute='scale')
             if len(values) == 1:  # Drake's uniform scale; urdfdom leaves the mesh out
                 self.ctx.warn(f'<mesh scale="{text}"> has one number (URDF needs three): read as a '
                               'uniform scale', shape.sourceline, 'URDF_MESH_SCALE')
@@ -505,39 +512,46 @@ class _UrdfParser:
             axis, axis2 = _plane_axes(axis)
         limits = self.joint_limits(element, parts.get('limit'), name, kind, type_name)
         dyn_el = parts.get('dynamics')
-        dynamics = None
-        if dyn_el is not None:
-            dynamics = Dynamics(self.ctx.number(dyn_el, 0.0, attribute='damping'),
-                                self.ctx.number(dyn_el, 0.0, attribute='friction'))
+        dynamics = None if dyn_el is None else self.dynamics(dyn_el, name)
         self.check_unread_parts(parts, name)
         mimic_el = parts.get('mimic')
         mimic = None if mimic_el is None else self.mimic(mimic_el, name, kind)
         return Joint(name, kind, parent, child, origin, axis, axis2, IDENTITY, limits, dynamics,
                      mimic, 'xyz', 0.0, element.sourceline)
 
+    def dynamics(self, element: etree._Element, joint: str) -> Dynamics:
+        """``<dynamics>``: damping and friction (0 when absent). Without either, urdfdom
+        refuses the file; here that is a warning (the values are read as 0)."""
+        damping, friction = element.get('damping'), element.get('friction')
+        if damping is None and friction is None:
+            self.ctx.warn(f'joint {joint!r}: <dynamics> gives neither damping nor friction '
+                          f'{_URDFDOM_REFUSES}', element.sourceline, 'URDF_MALFORMED_ELEMENT')
+        number = self.ctx.number_of
+        return Dynamics(0.0 if damping is None else number(damping, element, attribute='damping'),
+                        0.0 if friction is None else number(friction, element,
+                                                            attribute='friction'))
+
     def check_unread_parts(self, parts: dict[str, etree._Element], name: str) -> None:
-        """``<dynamics>``, ``<safety_controller>`` and ``<calibration>`` as urdfdom checks them:
-        what makes urdfdom refuse the file is a warning here (robot_formats uses none of the
-        controller values and has always read such files)."""
-        refused = '(urdfdom refuses this file)'
-        dynamics = parts.get('dynamics')
-        if dynamics is not None and dynamics.get('damping') is None and \
-                dynamics.get('friction') is None:
-            self.ctx.warn(f'joint {name!r}: <dynamics> gives neither damping nor friction '
-                          f'{refused}', dynamics.sourceline, 'URDF_MALFORMED_ELEMENT')
+        """``<safety_controller>`` and ``<calibration>`` as urdfdom checks them: what makes
+        urdfdom refuse the file is a warning here (robot_formats uses none of the controller
+        values and has always read such files)."""
         for tag, keys in _CONTROLLER_PARTS:
             part = parts.get(tag)
             if part is None:
                 continue
-            if tag == 'safety_controller' and part.get('k_velocity') is None:
-                self.ctx.warn(f'joint {name!r}: <safety_controller> has no k_velocity {refused}',
-                              part.sourceline, 'URDF_MALFORMED_ELEMENT')
+            given = dict(part.items())  # (one call, not one per key)
+            if tag == 'safety_controller' and 'k_velocity' not in given:
+                self.ctx.warn(f'joint {name!r}: <safety_controller> has no k_velocity '
+                              f'{_URDFDOM_REFUSES}', part.sourceline, 'URDF_MALFORMED_ELEMENT')
             for key in keys:
+                text = given.get(key)
+                if text is None:
+                    continue
                 try:
-                    self.ctx.number(part, 0.0, attribute=key, bounded=False)  # not kept
+                    self.ctx.number_of(text, part, attribute=key, bounded=False)  # not kept
                 except InvalidValueError as error:
-                    self.ctx.warn(f'joint {name!r}: {error.message} {refused}', part.sourceline,
-                                  'URDF_MALFORMED_ELEMENT')
+                    self.ctx.warn(f'joint {name!r}: {error.message} {_URDFDOM_REFUSES}',
+                                  part.sourceline, 'URDF_MALFORMED_ELEMENT')
 
     def link_ref(self, element: etree._Element, parts: dict[str, etree._Element], tag: str,
                  joint: str) -> str:
@@ -603,17 +617,18 @@ class _UrdfParser:
 
     def limit_rate(self, element: etree._Element, joint: str, key: str) -> float | None:
         """``effort`` or ``velocity``: required by urdfdom before URDF 1.2, never negative."""
-        if element.get(key) is None:
+        text = element.get(key)
+        if text is None:
             if self.version < (1, 2):
                 self.ctx.warn(f'joint {joint!r}: <limit> has no {key} (urdfdom refuses this file): '
                               'read as unlimited', element.sourceline, 'URDF_MISSING_LIMIT')
             return None
-        value = self.ctx.number(element, attribute=key)
+        value = self.ctx.number_of(text, element, attribute=key)
         if value < 0:
             if self.version >= (1, 2):
                 raise InvalidValueError(f'joint {joint!r}: <limit {key}> is negative ({value:g})',
                                         self.ctx.file, element.sourceline)
-            self.ctx.warn(f'joint {joint!r}: <limit {key}="{element.get(key)}"> is negative: read '
+            self.ctx.warn(f'joint {joint!r}: <limit {key}="{text}"> is negative: read '
                           f'as {-value:g}', element.sourceline, 'URDF_NEGATIVE_LIMIT')
         return abs(value)
 
