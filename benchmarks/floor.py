@@ -1,9 +1,8 @@
 """The floor of a load: the least a Python reader with this design does, timed like ``load()``.
 
-Issue 18's load targets ask ``robot_formats.load()`` to be as fast as C and C++ importers. Two
-parts of every load are fixed by the design rather than by a reader's code: reading and parsing
-the document (libxml2, through lxml), and making the neutral model's objects that ``load()``
-returns. :class:`Floor` does just those two and nothing else:
+Two parts of every load are fixed by the design rather than by a reader's code: reading and
+parsing the document (libxml2, through lxml), and making the neutral model's objects that
+``load()`` returns. :class:`Floor` does just those two and nothing else:
 
 * read the file and parse it with the same locked-down parser ``load()`` uses;
 * visit every element once: its tag, every attribute's name and value, and its text;
@@ -12,9 +11,9 @@ returns. :class:`Floor` does just those two and nothing else:
 
 Nothing is checked, converted or computed, no geometry, inertia or pose object is made, no
 kinematic tree is built, and a kit's included files are not read: this is a lower bound. A
-ratio of the floor to the reference says how much of the target is left for all the rest. The
-benchmarks print it beside ``load()`` so that a missed target can be told apart from a reader
-that is merely slow.
+ratio of the floor to the reference says how much of a load is left for all the rest. The
+benchmarks print it beside ``load()`` so that a reader's own cost can be told apart from what
+any reader of this design pays.
 """
 
 from __future__ import annotations
@@ -26,7 +25,8 @@ __all__ = ['Floor']
 
 class Floor:
     """The two parts of the floor of loading ``path``, whose real load gave ``scene`` (a
-    core.model Scene): :meth:`read` and :meth:`make`, timed apart so that each is printed."""
+    core.model Scene: ``robot_formats.load(path).scene``, not the LoadResult): :meth:`read` and
+    :meth:`make`, timed apart so that each is printed."""
 
     def __init__(self, path: Path, scene: object) -> None:
         models = scene.models  # type: ignore[attr-defined]
