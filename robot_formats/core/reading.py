@@ -33,7 +33,13 @@ from robot_formats.core.limits import LoadBudget, in_range, within_range
 from robot_formats.core.meshes import mesh_uri
 from robot_formats.core.xmlsafe import floats, local_name, number, numbers
 
-__all__ = ['ReadingContext']
+__all__ = ['NumberTables', 'ReadingContext']
+
+#: The numbers of each text read so far: text -> a vector's numbers, text -> one number. A
+#: context keeps its own, or the documents of one load share one pair (a world's included
+#: files repeat each other's texts); what they hold is the strict reader's numbers of a text,
+#: kept only when within range, the same for every document and format.
+NumberTables = tuple[dict[str, tuple[float, ...]], dict[str, float]]
 
 _TRUE = frozenset({'1', 'true'})
 _FALSE = frozenset({'0', 'false'})
@@ -54,7 +60,8 @@ class ReadingContext:
     reads_infinity = False
 
     def __init__(self, file: str | None, warnings: list[Diagnostic],
-                 budget: LoadBudget | None = None, *, bounded: bool = False) -> None:
+                 budget: LoadBudget | None = None, *, bounded: bool = False,
+                 tables: NumberTables | None = None) -> None:
         self.file = file
         self.warnings = warnings
         #: What the load may still read or copy (None: read outside a load, no budget).
@@ -65,9 +72,8 @@ class ReadingContext:
         self.bounded = bounded
         self._base_dir: Path | None = None
         #: The numbers of each text read so far (a document repeats its texts: ``0 0 0``,
-        #: ``1``; each distinct one is read once): text -> the strict reader's numbers.
-        self._vectors: dict[str, tuple[float, ...]] = {}
-        self._numbers: dict[str, float] = {}
+        #: ``1``; each distinct one is read once), the document's own or its load's.
+        self._vectors, self._numbers = ({}, {}) if tables is None else tables
 
     @property
     def base_dir(self) -> Path | None:

@@ -29,6 +29,7 @@ from robot_formats.core.model import (IDENTITY, Box, Capsule, Collision, Cylinde
                                       Plane, Sphere, Visual)
 from robot_formats.core.transforms import matrix_to_pose
 from robot_formats.core.limits import LoadBudget, in_range
+from robot_formats.core.reading import NumberTables
 from robot_formats.core.xmlsafe import parse_xml_bytes, read_bytes
 from robot_formats.formats.sdformat import interface
 from robot_formats.formats.sdformat.dom import IDENTITY as IDENTITY_MATRIX
@@ -83,6 +84,8 @@ class SdfLoader:
         self._real_dirs: dict[str, str] = {}  # directory -> its resolved path
         #: the pose matrices of every document of the load (see SdfContext.poses)
         self._poses: dict = {}
+        #: the numbers of every text the load's documents read (see ReadingContext)
+        self._numbers: NumberTables = ({}, {})
 
     # --- documents ------------------------------------------------------------------------
     def document(self, root: etree._Element, file: str | None, world: str | None = None
@@ -117,7 +120,8 @@ class SdfLoader:
             raise SchemaError(f'the root element is <{root.tag}>, not <sdf>', file,
                               root.sourceline, code='FILE_READ')
         version = parse_version(root.get('version'), file, root.sourceline)
-        ctx = SdfContext(file, self.warnings, version, self.budget, self._poses)
+        ctx = SdfContext(file, self.warnings, version, self.budget, self._poses,
+                          self._numbers)
         return ctx, [e for e in root if isinstance(e.tag, str) and e.tag in _ROOT_CONTENT]
 
     def _one_world(self, ctx: SdfContext, worlds: list[etree._Element], wanted: str | None

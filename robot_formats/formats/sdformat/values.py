@@ -12,7 +12,7 @@ import numpy as np
 from lxml import etree
 
 from robot_formats.core.errors import InvalidValueError, SchemaError
-from robot_formats.core.reading import ReadingContext
+from robot_formats.core.reading import NumberTables, ReadingContext
 from robot_formats.core.rotations import rpy_rows
 from robot_formats.core.transforms import quat_to_rotation
 from robot_formats.core.xmlsafe import leading_numbers, local_name, numbers, streamed_numbers
@@ -41,8 +41,9 @@ class SdfContext(ReadingContext):
     reads_infinity = True
 
     def __init__(self, file: str | None, warnings: list, version: tuple[int, int],
-                 budget: LoadBudget | None = None, poses: dict | None = None) -> None:
-        super().__init__(file, warnings, budget, bounded=True)
+                 budget: LoadBudget | None = None, poses: dict | None = None,
+                 tables: NumberTables | None = None) -> None:
+        super().__init__(file, warnings, budget, bounded=True, tables=tables)
         self.version = version
         #: The matrix of each distinct pose read so far (its text, rotation_format and degrees
         #: attributes -> the read-only matrix every pose written so shares; a loader hands
