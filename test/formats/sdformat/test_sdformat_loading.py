@@ -310,3 +310,21 @@ def test_copies_of_one_file_stay_independent(tmp_path: Path) -> None:
     assert not any(name.startswith(('a::extra', 'c::extra', 'd::extra')) for name in poses)
     assert np.allclose(poses['host::tip'], about_z(0, (0, 0, 4)), atol=1e-12)  # merged copy
     assert 'host::arm' not in poses and 'host::_merged__arm__model__' in poses
+
+
+@pytest.mark.parametrize('text', ['2.5 junk', '2.5junk'])
+def test_a_text_read_past_warns_in_every_document_of_a_load(tmp_path: Path, text: str) -> None:
+    """The documents of one load share their table of numbers read (ReadingContext's
+    NumberTables), which keeps only what the strict reader read: a text libsdformat reads past
+    warns at its own line in the included file and again in the world that repeats it."""
+    link = f'<link name="base"><inertial><mass>{text}</mass></inertial></link>'
+    write(tmp_path, 'part.sdf', sdf(f'<model name="part">{link}</model>'))
+    world = write(tmp_path, 'world.sdf', sdf(
+        '<world name="w"><include><uri>part.sdf</uri><name>a</name></include>\n'
+        f'<model name="b">\n{link}</model></world>'))
+    read_past = [(Path(w.file).name, w.line) for w in load(world).warnings
+                 if 'reads past' in w.message]
+    assert read_past == [('part.sdf', 3), ('world.sdf', 5)]
+    masses = {link.name: link.inertial.mass for model in load(world).scene.models
+              for link in model.links}
+    assert set(masses.values()) == {2.5}
