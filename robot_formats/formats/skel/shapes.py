@@ -121,13 +121,11 @@ def _shape_element(ctx: SkelContext, geometry: etree._Element) -> tuple[str, etr
         raise SchemaError(f'unknown shape <{unknown[0]}> (SKEL shapes: '
                           f'{", ".join(SHAPE_PRIORITY)}; DART crashes on this file)', ctx.file,
                           unknown[1].sourceline)
-    if count == 1:  # (most geometries): the one shape is the first it holds
-        [(kind, shape)] = shapes.items()
-        return kind, shape
     kind = next(name for name in SHAPE_PRIORITY if name in shapes)
-    ctx.warn(f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
-             f'{", ".join(SHAPE_PRIORITY)}) and ignores the others', geometry.sourceline,
-             'SKEL_SEVERAL_SHAPES')
+    if count > 1:
+        ctx.warn(f'<geometry> holds several shapes; DART 6.20 builds the <{kind}> (its order: '
+                 f'{", ".join(SHAPE_PRIORITY)}) and ignores the others', geometry.sourceline,
+                 'SKEL_SEVERAL_SHAPES')
     return kind, shapes[kind]
 
 
